@@ -36,6 +36,7 @@ from .exportdoc import (
 from .formats.agentgo.asked import unstarted_state
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
+from .text import finish_mark
 from .titles import agentgo_prompt, first_of
 from .tool_ops import ask_in_run, state_label, state_tone
 from .usage import Usage, is_model_call, is_response, shown_usage, tally_agentgo
@@ -209,15 +210,25 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         if agv.checkpoints
         else [Note("No checkpoints.")],
     )
+    # (each event by its line, as v1's export names its compaction's, and its seq)
+    lines = agv.records.lines
     rows = [
-        [str(seq), run, kind, _s(d.get("tokens_before")), _s(d.get("tokens_after")), _summary(d)]
-        for seq, run, kind, d in agv.context_events
+        [
+            str(lines[at]),
+            str(seq),
+            run,
+            kind,
+            _s(d.get("tokens_before")),
+            _s(d.get("tokens_after")),
+            _summary(d),
+        ]
+        for at, (seq, run, kind, d) in zip(agv.context_at, agv.context_events, strict=True)
     ]
     contexts = Section(
         "Context events",
         "context-events",
         [
-            Table(["seq", "run", "type", "tokens before", "tokens after", "summary"], rows)
+            Table(["line", "seq", "run", "type", "tokens before", "tokens after", "summary"], rows)
             if rows
             else Note("No context projections or compactions.")
         ],
@@ -364,8 +375,9 @@ def _message(agv: AgentGoView, m: Committed, paired: _Paired, results: Results) 
     item = MessageItem(f"line-{m.line}", role, where, message_text(msg))
     if msg.get("is_error"):
         item.flags.append("ERROR")
-    if msg.get("stop_reason") is not None:
-        item.flags.append(f"stop {_s(msg.get('stop_reason'))}")
+    finish = finish_mark(msg.get("stop_reason"))  # (v1's words for its finish-reason)
+    if finish is not None:
+        item.flags.append(finish)
     if msg.get("tool_call_id") is not None:
         item.flags.append(f"answers {_s(msg.get('tool_call_id'))}")
     reported = shown_usage(agv, m, msg)  # (its own, else its model call's)

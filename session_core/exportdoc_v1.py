@@ -44,7 +44,7 @@ from .message_usage import counts_as_turn, v1_usage
 from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
-from .text import count, duration_text
+from .text import count, duration_text, finish_mark
 from .times import seconds_between
 from .titles import v1_first_prompt
 from .tool_ops import ask_of, state_tone
@@ -320,8 +320,9 @@ class _V1:
                 flags.append("ERROR" if key == "is-error" else key)
         if payload.get("depth") is not None:
             flags.append(f"depth {_s(payload.get('depth'))}")
-        if payload.get("finish-reason") is not None:
-            flags.append(f"finish {_s(payload.get('finish-reason'))}")
+        finish = finish_mark(payload.get("finish-reason"))
+        if finish is not None:
+            flags.append(finish)
         tcid = payload.get("tool-call-id")
         if tcid is not None:
             number = self.calls.find(_s(tcid))  # (the call this answers: asked before it)

@@ -285,12 +285,18 @@ class RunContext:
 COPIED_USAGE = "the parent's (a copy of its turn: counted in the parent's file)"
 
 
+# A run's state: *failed* where the file says its loop ended in an error (agentgo's
+# ``agent_end``), in the word a failed tool operation has; every other but finished is
+# a run that did not finish well (the Runs tab's ``e`` stops at it).
+RunState = Literal["finished", "running", "interrupted", "aborted", "failed"]
+
+
 @dataclass(slots=True)
 class Run:
     """A run (a turn, for the formats that have turns)."""
 
     id: str
-    state: Literal["finished", "running", "interrupted", "aborted"]
+    state: RunState
     line: int
     end_line: int | None = None
     started: str | None = None
@@ -564,6 +570,7 @@ __all__ = [
     "PartSource",
     "Run",
     "RunContext",
+    "RunState",
     "Subagent",
     "ToolOp",
     "Transcript",

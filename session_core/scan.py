@@ -143,6 +143,12 @@ class FileSummary:
     tokens_partial: bool = False
     cost_partial: bool = False
     pending: int = 0  # v1 tool operations never settled; agentgo gaps
+    # runs whose loop ended in an error (an agentgo ``agent_end`` with one: the Runs tab's
+    # *failed*); work that ended, not left open: no crash, said beside the status
+    failed_runs: int = 0
+    # the calls a message asked for that no execution is of, in ``check``'s words ("1 call
+    # never dispatched"): agentgo's, whose loop said it ended (an open run is a gap)
+    unstarted: str | None = None
     crash_tail: bool = False
     # v1: its last message is no answer of the model's (``ops.cut_off``): ``reason`` says
     # how that stands as of the status (``settle_status``) beside what else is open

@@ -112,7 +112,10 @@ def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
     summary.tokens, summary.cost = tally.usage.total, tally.usage.cost
     lower_bounds(summary, tally.usage)
     summary.pending = len(tally.open_runs) + len(tally.open_calls)
-    why = [tally.gaps()] if tally.gaps() else []
+    summary.failed_runs = len(tally.failed_runs)
+    summary.unstarted = tally.unstarted()
+    gaps = tally.gaps()
+    why = [gaps] if gaps else []
     if summary.crash_tail:
         why.append("an unfinished last line")
     summary.reason = "; ".join(w for w in why if w) or None

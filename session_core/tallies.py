@@ -14,12 +14,15 @@ from typing import IO, Any
 from .block_lines import whole_line_runs
 from .errors import TranscriptError
 from .facts import ends_a_run
+from .formats.agentgo.asked import AskTally
 from .indexing import LAZY, IndexError_
 from .item_ends import LAST_LOOK
 from .message_usage import counts_as_turn, exec_end_usage, v1_usage
 from .reader import check_envelope, loads_line
 from .replay import payload_of
+from .text import count
 from .titles import agentgo_prompt
+from .tool_ops import state_label
 from .usage import Usage
 
 
@@ -196,6 +199,10 @@ class AgentGoTally:
         self.open_runs: dict[str, None] = {}  # insertion-ordered set
         self.open_calls: set[tuple[str, str, Any]] = set()
         self.title: str | None = None  # the first user message's text (a row's title)
+        self.last_run: str | None = None  # the run of the last record with one
+        self.failed_runs: set[str] = set()  # those whose agent_end carries an error
+        # the calls asked for that no execution is of (``check``'s "never dispatched")
+        self.asks = AskTally()
 
     def feed(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -205,7 +212,9 @@ class AgentGoTally:
         self.first_time = self.first_time or when
         self.last_time = when or self.last_time
         run_id = text_or_none(record.get("run_id"))
+        seq = record.get("seq")
         if run_id is not None:
+            self.last_run = run_id
             if kind == "run_close":
                 self.open_runs.pop(run_id, None)
             else:
@@ -215,10 +224,13 @@ class AgentGoTally:
             self.model = text_or_none(config.get("model")) if isinstance(config, dict) else None
         elif kind == "model_exec_end":
             self.usage.add(exec_end_usage(data))
+        elif kind == "agent_end" and data.get("error"):  # (``agentgo.calls.Run.failed``)
+            self.failed_runs.add(run_id or "")
         elif kind == "message_end":
             message = data.get("message")
             if isinstance(message, dict):
                 self.messages += 1
+                self.asks.message(message, seq if type(seq) is int else 0, run_id or "")
                 self.title = self.title or agentgo_prompt(message)
                 parts = message.get("content")
                 if isinstance(parts, list):
@@ -229,6 +241,9 @@ class AgentGoTally:
         if isinstance(execution, dict):
             attempt = execution.get("attempt")
             key = (run_id or "", text_or_none(execution.get("id")) or "", attempt)
+            if kind is not None and type(seq) is int:
+                model = execution.get("kind") == "model"
+                self.asks.execution(key, str(kind), seq, data, model)
             if kind in ("model_exec_end", "tool_exec_end"):
                 self.open_calls.discard(key)
             elif kind in ("model_request", "tool_exec_start", "tool_invoke_start"):
@@ -245,6 +260,18 @@ class AgentGoTally:
             calls = len(self.open_calls)
             why.append(f"{calls} call{'s' if calls != 1 else ''} without a terminal event")
         return "; ".join(why) or None
+
+    def unstarted(self) -> str | None:
+        """The calls asked for that no execution is of, in ``check``'s words (the last
+        run's not dispatched yet while it is open); None: none."""
+        open_run = self.last_run if self.last_run in self.open_runs else None
+        said = self.asks.counts(open_run)
+        words = [
+            f"{count(said[state], 'call')} {state_label(state)}"
+            for state in ("never-dispatched", "not-dispatched-yet")
+            if said[state]
+        ]
+        return "; ".join(words) or None
 
 
 __all__ = ["AgentGoTally", "V1Window", "text_or_none"]

@@ -282,6 +282,13 @@ def as_str(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
+def finish_mark(reason: object) -> str | None:
+    """Why a model's message ended, as every format's message says it beside its content
+    (the conversation's ``[finish stop]``, an export's flag): v1's ``finish-reason``,
+    agentgo's ``stop_reason``; None where the message says none."""
+    return None if reason is None else f"finish {as_str(reason)}"
+
+
 def str_or_none(value: object) -> str | None:
     """A field that is a string, or None (anything else is not taken for one)."""
     return value if isinstance(value, str) else None

@@ -468,7 +468,8 @@ class TestBrowser:
             summary = next(line for line in lines if line.startswith("9 files"))
             assert summary.endswith("(usage unknown in 1)"), summary
             reasons = {
-                "agentgo/go-finished.jsonl": "finished: every run and tool operation ended",
+                # (its message asks for a call its loop ended without: ``check``'s words)
+                "agentgo/go-finished.jsonl": "finished: every run ended · 1 call never dispatched",
                 "agentgo/go-crashed.jsonl": (
                     "crashed: 1 run without run_close; 1 call without a terminal event"
                 ),

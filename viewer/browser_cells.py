@@ -85,6 +85,16 @@ STATUS_NAME: dict[Status, str] = {
     "not-a-transcript": "not a transcript",
 }
 UNKNOWN = Text("unknown", style="dim", justify="right")
+# A finished file with a run whose loop failed (``FileSummary.failed_runs``): in the
+# Runs tab's word and colour for it (nothing was left open: it is no crash)
+FAILED = ("failed", "bold red")
+
+
+def status_cell(summary: FileSummary) -> Text:
+    """The row's status: *failed* for a finished file a run of which failed."""
+    if summary.status == "finished" and summary.failed_runs:
+        return Text(FAILED[0], style=FAILED[1])
+    return Text(STATUS_LABEL[summary.status], style=STATUS_STYLE[summary.status])
 
 
 def fitting_columns(width: int, keep: str | None = None) -> list[tuple[str, str, int]]:
@@ -202,7 +212,7 @@ def cells(
         Text(short_time(summary.last_activity)),
         Text(size_text(summary.size, compact=True), justify="right"),
         *numbers,
-        Text(STATUS_LABEL[summary.status], style=STATUS_STYLE[summary.status]),
+        status_cell(summary),
     ]
 
 
@@ -355,7 +365,13 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
     elif summary.reason:
         second.append(": " + one_line(summary.reason))
     elif summary.status == "finished":
-        second.append(": every run and tool operation ended", style="dim")
+        ended = "every run ended" if summary.unstarted else "every run and tool operation ended"
+        second.append(f": {ended}", style="dim")
+    if summary.failed_runs:  # (its loop ended in an error: said whatever else it is)
+        second.append(" · ")
+        second.append(f"{count(summary.failed_runs, 'run')} failed", style=FAILED[1])
+    if summary.unstarted:  # (as ``check`` says them: no crash, its loop said it ended)
+        second.append(f" · {one_line(summary.unstarted)}", style="yellow")
     family = [f"usage {summary.with_subagents}"] if summary.with_subagents else []
     lower = [
         w

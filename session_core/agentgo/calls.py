@@ -43,6 +43,11 @@ class Run:
     def closed(self) -> bool:
         return self.close_seq is not None
 
+    @property
+    def failed(self) -> bool:
+        """Its loop ended in an error (``agent_end`` carrying one): the spec's failure."""
+        return self.agent_end is not None and bool(self.agent_end.get("error"))
+
     def outcome(self, running: bool = False) -> str:
         """What the file says of how the loop ended; a gap when it says nothing (yet, in
         a run still being written: ``running``)."""
@@ -50,9 +55,8 @@ class Run:
             if not self.agent_started:
                 return "no loop outcome"
             return "no agent_end yet (running)" if running else "no agent_end (gap)"
-        error = self.agent_end.get("error")
-        if error:
-            return f"failed: {as_str(error)}"
+        if self.failed:
+            return f"failed: {as_str(self.agent_end.get('error'))}"
         reason = self.agent_end.get("stop_reason")
         return f"ended: {as_str(reason)}" if reason else "ended"
 

@@ -15,7 +15,8 @@ import itertools
 import os
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
@@ -461,12 +462,20 @@ def check_note(transcript: Transcript) -> str:
             said = sum(1 for op in unsettled if op.state == state)
             if said:
                 parts.append(f"{said} {state}")
-    cut = sum(1 for run in transcript.runs if run.state == "interrupted")
-    if cut:  # (a turn left open: the browser's "crashed", the runs tab's "interrupted")
-        parts.append(f"{count(cut, 'run')} interrupted")
+    parts.extend(runs_said(run.state for run in transcript.runs))
     parts.extend(overlay_counts(transcript.compactions).said())
     parts.append(usage_said(transcript.usage))
     return note_of(parts, transcript.warnings)
+
+
+def runs_said(states: Iterable[str]) -> list[str]:
+    """A check note's runs that did not end well, by state: ``1 run interrupted`` (a turn
+    left open: the browser's "crashed"), ``2 runs failed`` (its loop ended in an error)."""
+    said = Counter(states)
+    return [f"{count(said[state], 'run')} {state}" for state in RUN_TROUBLE if said[state]]
+
+
+RUN_TROUBLE = ("interrupted", "failed")  # the run states a check note counts
 
 
 def usage_said(usage: Usage) -> str:

@@ -165,6 +165,8 @@ class AgentGoPanes(PaneSet):
         view = self.view
         runs: Counter[str] = Counter(view.run_status(run_id) for run_id in view.run_order)
         states = [f"{runs[s]} {s}" for s in ("open", "closed", "interrupted") if runs[s]]
+        failed_runs = sum(view.runs[run_id].failed for run_id in view.run_order)
+        states += [f"{failed_runs} failed"] if failed_runs else []
         runs_said = count(len(view.run_order), "run") + (
             f" ({', '.join(states)})" if states else ""
         )
@@ -195,7 +197,7 @@ class AgentGoPanes(PaneSet):
         status = view.run_status(run.id)
         gaps = self.stats.run_gaps(view, run.id)
         outcome = view.run_outcome(run.id)
-        failed = own.agent_end is not None and bool(own.agent_end.get("error"))
+        failed = own.failed
         chosen = run.id == self.run_filter
         return [
             ("bold", "agentgo"),

@@ -41,7 +41,13 @@ from .row_search import RowSearch
 from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
-RUN_TONES = {"finished": "ok", "running": "info", "interrupted": "bad", "aborted": "warn"}
+RUN_TONES = {
+    "finished": "ok",
+    "running": "info",
+    "interrupted": "bad",
+    "aborted": "warn",
+    "failed": "bad",
+}
 
 
 def usage_short(usage: Usage, in_part: bool = False) -> str:
@@ -521,7 +527,7 @@ class RunsPane(TableDetail):
         return entries
 
     def action_step_unfinished(self, step: int) -> None:
-        """The cursor to the next (or previous) run that did not finish: cut off by the
+        """The cursor to the next (or previous) run that did not finish: failed, cut off by the
         user, interrupted, or still running."""
         runs = self.runs
         unfinished = "run that did not finish"

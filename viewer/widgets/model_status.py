@@ -224,7 +224,14 @@ class ModelStatus(Static):
             tools.append(")")
         said.append(tools)
         overlays = overlay_counts(transcript.compactions).said("compaction")
-        said.extend(Text(words) for words in [count(len(transcript.runs), "run"), *overlays])
+        runs = Text(count(len(transcript.runs), "run"))
+        failed_runs = sum(run.state == "failed" for run in transcript.runs)
+        if failed_runs:  # (as a failed operation is said: its loop ended in an error)
+            runs.append(" (")
+            runs.append(f"{failed_runs:,} failed", "bold red")
+            runs.append(")")
+        said.append(runs)
+        said.extend(Text(words) for words in overlays)
         facts = [
             f"{key}={one_line(str(value), 50)}"
             for key, value in header_meta(transcript.meta, transcript.format)

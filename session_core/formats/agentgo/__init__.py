@@ -14,10 +14,10 @@ from ...events import LineSource
 from ...model import Transcript, Usage
 from ...text import count
 from ...tool_ops import state_label
-from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of, usage_said
+from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of, runs_said, usage_said
 from ..builders import Builder
 from .asked import UnstartedCounter
-from .model import NAME, AgentGoModel, transcript_of
+from .model import NAME, AgentGoModel, run_state, transcript_of
 
 if TYPE_CHECKING:
     from ...agentgo.view import AgentGoView
@@ -224,6 +224,7 @@ class AgentGoFormat(TranscriptFormat):
         for state in ("never-dispatched", "not-dispatched-yet"):
             if said[state]:
                 parts.append(f"{count(said[state], 'call')} {state_label(state)}")
+        parts.extend(runs_said(run_state(view.runs[r], view.run_status(r)) for r in view.run_order))
         kinds = [kind for _seq, _run, kind, _data in view.context_events]
         for kind, what in (("context_compacted", "compaction"), ("context_projected", "elision")):
             if kind in kinds:  # (as every format's note counts them; replay lists them)

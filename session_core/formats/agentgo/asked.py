@@ -111,7 +111,61 @@ class UnstartedCounter:
         )
 
 
+class AskTally:
+    """``UnstartedCounter``'s count from records alone, for a browser's row (``tallies.
+    AgentGoTally``), which keeps no view: the asks of the committed messages fed, and the
+    tool executions, each with its run and first seq, matched by the same rule
+    (``ask_in_run``) once asked for. A few ints an ask or a call, no record kept."""
+
+    __slots__ = ("_asked", "_calls")
+
+    def __init__(self) -> None:
+        self._asked: dict[str, tuple[list[int], list[str]]] = {}  # as ``UnstartedCounter``
+        # an execution (run, id, attempt) -> [first seq, call id asked for, tool, model]
+        self._calls: dict[tuple[str, str, Any], list[Any]] = {}
+
+    def message(self, message: dict[str, Any], seq: int, run_id: str) -> None:
+        for call_id in asked_calls(message_parts(message)):
+            seqs, runs = self._asked.setdefault(call_id, ([], []))
+            seqs.append(seq)
+            runs.append(run_id)
+
+    def execution(
+        self, key: tuple[str, str, Any], kind: str, seq: int, data: Any, model: bool
+    ) -> None:
+        """A record about call ``key`` (the view's: run, execution id, attempt);
+        ``model``: its execution's kind says a model call."""
+        call = self._calls.get(key)
+        if call is None:
+            call = self._calls[key] = [seq, None, False, False]
+        if model or kind in ("model_request", "model_exec_end"):
+            call[3] = True
+        elif kind in ("tool_exec_start", "tool_exec_end"):
+            call[2] = True
+            tcid = data.get("tool_call_id") if kind == "tool_exec_start" else None
+            if type(tcid) is str:
+                call[1] = tcid
+
+    def counts(self, open_run: str | None) -> Counter[str]:
+        """How many asks no execution is of, by state: not dispatched yet in ``open_run``
+        (the run still open, its writer at work), never dispatched elsewhere."""
+        started: set[tuple[str, int]] = set()
+        for (run_id, exec_id, _attempt), (first, tcid, tool, model) in self._calls.items():
+            if tool and not model:  # (``is_tool_execution``; its call id: ``op_call_id``)
+                call_id = tcid or exec_id
+                asked = self._asked.get(call_id)
+                if asked is not None:
+                    started.add((call_id, ask_in_run(asked[0], asked[1], first, run_id)))
+        return Counter(
+            "not-dispatched-yet" if run_id == open_run else "never-dispatched"
+            for call_id, (_seqs, runs) in self._asked.items()
+            for index, run_id in enumerate(runs)
+            if (call_id, index) not in started
+        )
+
+
 __all__ = [
+    "AskTally",
     "UnstartedCounter",
     "asked_calls",
     "is_tool_execution",

@@ -19,11 +19,13 @@ from ...model import (
     Part,
     PartSource,
     Run,
+    RunState,
     ToolOp,
     Transcript,
     Usage,
     classify_op,
 )
+from ...text import finish_mark
 from ...times import seconds_between
 from ...tool_ops import OpField, OpState, ask_in_run
 from .asked import (
@@ -36,6 +38,7 @@ from .asked import (
 
 if TYPE_CHECKING:
     from ...agentgo.calls import Call
+    from ...agentgo.calls import Run as AgentGoRun
     from ...agentgo.diff import ContextFolds
     from ...agentgo.stored import Committed
     from ...agentgo.view import AgentGoView
@@ -211,7 +214,7 @@ class AgentGoModel:
             used = tally.runs.get(run_id)
             made = Run(
                 id=run_id,
-                state={"closed": "finished", "open": "running"}.get(status, "interrupted"),  # type: ignore[arg-type]
+                state=run_state(run, status),
                 line=_file_line(run.first_line, run.first_seq),
                 started=run.first_time,
                 ended=run.last_time or None,
@@ -434,6 +437,9 @@ class AgentGoModel:
             span=span if self.view.records.source is not None else 0,
             ident=ident,
         )
+        finish = finish_mark(message.get("stop_reason"))  # (as a v1 message says it)
+        if finish is not None:
+            self.column.set_marks(index, [finish])
         for call_id, part in asked_calls(parts).items():
             seqs, items, runs = self._asked.setdefault(call_id, ([], [], []))
             seqs.append(committed.seq)
@@ -518,6 +524,15 @@ class AgentGoModel:
             self._usage = dict(sorted(self._usage.items()))
             self._usage_sorted = True
         return self._totals.tally(self.view, self._usage)
+
+
+def run_state(run: AgentGoRun, status: str) -> RunState:
+    """A run's state in the shared words: *failed* where its loop's ``agent_end`` carries
+    an error (the word a failed tool operation has), however its scope closed; else
+    finished (closed), running (open) or interrupted."""
+    if run.failed:
+        return "failed"
+    return "finished" if status == "closed" else "running" if status == "open" else "interrupted"
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:

@@ -21,7 +21,7 @@ from ...model import (
     Transcript,
     Usage,
 )
-from ...text import as_str
+from ...text import as_str, finish_mark
 from .ops import cut_off_state
 
 if TYPE_CHECKING:
@@ -445,9 +445,9 @@ class V1Model(V1Calls):
         depth = payload.get("depth")
         if depth is not None:
             flags.append(f"depth {as_str(depth)}")
-        finish = payload.get("finish-reason")
+        finish = finish_mark(payload.get("finish-reason"))
         if finish is not None:
-            flags.append(f"finish {as_str(finish)}")
+            flags.append(finish)
         return flags
 
     def marks_of(self, mid: str) -> list[str]:

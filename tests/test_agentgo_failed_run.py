@@ -1,0 +1,74 @@
+"""An agentgo run whose loop failed (``agent_end`` carrying an ``error``) reads *failed*
+on every surface: the neutral model's run, ``check``, the header, the Runs tab (and its
+``e``). It read *finished*, its scope closed, ``e`` passing over it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import for_screen, screen_lines, wait_for, written
+
+from agentgo_helpers import REQUEST, USAGE, model, text
+from session_core import open_transcript
+from session_core.agentgo import AgentGoSession
+from session_core.formats import by_name
+from viewer.screens.model_screen import ModelScreen
+
+opened, _shows = for_screen(ModelScreen, (120, 40))
+
+
+ANSWER = {**text("assistant", "Done."), "stop_reason": "end_turn"}
+
+
+def write_runs(path: Path) -> None:
+    """Three closed runs: ended, failed, ended (each a model call that asks for no tool)."""
+    with AgentGoSession.create(path) as s:
+        for end in ({"stop_reason": "end_turn"}, {"error": "budget exceeded"}, {}):
+            run = s.begin_run()
+            run.record("agent_start")
+            run.record("model_request", REQUEST, execution=model("m1"))
+            run.record("model_exec_end", {"message": ANSWER, "usage": USAGE}, execution=model("m1"))
+            run.record("message_end", {"message": ANSWER})
+            run.record("agent_end", end)
+            run.close()
+
+
+def test_a_failed_loop_is_a_failed_run_and_check_says_so(tmp_path: Path) -> None:
+    path = written(tmp_path / "failed.jsonl", write_runs)
+    transcript = open_transcript(path)
+    assert [run.state for run in transcript.runs] == ["finished", "failed", "finished"]
+    assert transcript.runs[1].to_json()["state"] == "failed"
+    assert "1 run failed" in by_name("agentgo-v1").check(path)
+
+
+async def test_the_header_and_the_runs_tab_say_it_and_e_stops_at_it(tmp_path: Path) -> None:
+    path = written(tmp_path / "failed.jsonl", write_runs)
+    async with opened(path) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await pilot.press("1")
+        table = screen.runs.table
+        await wait_for(pilot, lambda: table.row_count == 3)
+        lines = screen_lines(app)
+        assert any("3 runs (1 failed)" in line for line in lines), lines[:5]
+        assert any(line.split()[:2] == ["2", "failed"] for line in lines)  # (its row)
+        table.move_cursor(0)
+        await pilot.press("e")
+        await pilot.pause(0.05)
+        assert table.cursor_row == 1  # (it passed over the failed run: it read finished)
+
+
+def test_the_browser_row_says_failed(tmp_path: Path) -> None:
+    """(the row read *finished*, "every run and tool operation ended", and nothing more)"""
+    from session_core.scan import scan_file
+    from viewer.browser_cells import detail, status_cell
+
+    path = written(tmp_path / "failed.jsonl", write_runs)
+    size = path.stat().st_size
+    for budget in (None, size - 1):  # whole, and its head and a tail window (runs 2, 3)
+        window = size * 3 // 4
+        row = scan_file(path) if budget is None else scan_file(path, budget=budget, window=window)
+        assert row.estimated == (budget is not None)
+        assert (row.status, row.failed_runs) == ("finished", 1)  # (no work left open)
+        assert status_cell(row).plain == "failed"
+        assert "1 run failed" in detail(row, str(path)).plain
