@@ -204,6 +204,12 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
+def ops_said(listed: int) -> list[str]:
+    """A ``check`` note's count of the tool operations ``replay`` lists, said the same
+    way in every format (``1,204 tool operations``; none: not said)."""
+    return [count(listed, "tool operation")] if listed else []
+
+
 # The longest a writer's own timing of a call or a turn may say it took (a year): past it,
 # a value is no timing (made up, or broken), unknown as a missing one is. It read
 # "exit 0 in 277777777777777h46m".
