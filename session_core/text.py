@@ -183,12 +183,22 @@ def in_slices(text: str) -> Iterator[str]:
         yield text[start : start + BIG]
 
 
+class Name(str):
+    """A file's name or path among text (an export's ``file`` fact): ``one_line`` shows it
+    as every name is shown (``name_line``: a tab ``␉``, not the spaces text gets)."""
+
+    __slots__ = ()
+
+
 def one_line(text: object) -> str:
-    """``inert(text)`` on one line: newlines (and CRLFs) become ``⏎``."""
+    """``inert(text)`` on one line: newlines (and CRLFs) become ``⏎`` (a ``Name``: as
+    ``name_line`` shows it)."""
     if text is None:
         return ""
     if not isinstance(text, str):
         text = str(text)
+    elif type(text) is Name:
+        return name_line(text)
     return _mapped(text.replace("\r\n", "\n"), ONE_LINE_TABLE, _ONE_LINE_CONTROLS, "\t\n")
 
 
