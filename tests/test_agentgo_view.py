@@ -466,7 +466,8 @@ def test_a_live_sessions_call_in_flight_is_no_gap(tmp_path: Path) -> None:
         run.record(
             "tool_exec_start", {"tool": "x", "tool_call_id": "c1", "args": {}}, execution=tool
         )
-        assert fmt.check(path) == "agentgo-v1, 1 message, 1 tool operation, 1 call running, usage unknown"
+        said = "agentgo-v1, 1 message, 1 tool operation, 1 call running, usage unknown"
+        assert fmt.check(path) == said
         replayed = replay_any(path)
         assert replayed["gaps"] == []
         # (its run's outcome said "no agent_end (gap)" beside an empty gaps: the audit)
