@@ -303,10 +303,19 @@ def str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+TITLE_CHARS = 200  # the most a title has, in every format (the README's Export says so)
+
+
 def prompt_title(text: str) -> str | None:
-    """A prompt as a session's title: one line, its first 200 characters (None: blank)."""
-    said = " ".join(text.split())[:200]
-    return said or None
+    """A prompt as a session's title: one line, cut to ``TITLE_CHARS`` (``title_cut``);
+    None: blank."""
+    return title_cut(" ".join(text.split())) or None
+
+
+def title_cut(line: str) -> str:
+    """A title's line at most ``TITLE_CHARS`` characters, ending in ``…`` where it was
+    cut: the one rule every format's title (a prompt, a command as typed) is cut by."""
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
 
 
 SHELLS = ("bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell")
