@@ -237,8 +237,13 @@ def item_said(item: Item, words: RowWords | None = None) -> str:
 
 def _part_said(part: Part) -> str:
     """A part that is no text, on a row: a result as the conversation's row names it
-    (``← result …``), reasoning said so, another part's text; blank: nothing."""
-    head = part.head.strip()
+    (``← result …``), reasoning said so, another part's text; blank: nothing. Its first
+    lines (``Part.row_head``), and ``…`` where more follows (a result of 40 lines read as
+    if its 3 were all)."""
+    head, more = part.row_head()
+    head = head.strip()
+    if more:
+        head = f"{head} …" if head else "…"
     if not head:
         return ""
     if part.kind == "tool-result":

@@ -94,11 +94,18 @@ def names_folder(target: str) -> bool:
     """Does ``target`` name a folder: one there, or a path ending in a separator
     (``newdir/``), which a shell refuses to write as a file? (``realpath`` drops the
     separator, so ``-o newdir/`` wrote a file named ``newdir``.)"""
-    return (
-        target.endswith(os.sep)
-        or (os.altsep is not None and target.endswith(os.altsep))
-        or os.path.isdir(target)
-    )
+    return folder_said(target) is not None
+
+
+def folder_said(target: str) -> str | None:
+    """How ``target`` names a folder (``names_folder``), said truly: ``is a directory``,
+    or a path that ends in ``/`` where no folder is (it said "is a directory" of
+    ``newdir/`` with no ``newdir``); None: it names none."""
+    if os.path.isdir(target):
+        return "is a directory"
+    if target.endswith(os.sep) or (os.altsep is not None and target.endswith(os.altsep)):
+        return f"ends in {target[-1]}, so it names a folder, and there is none"
+    return None
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -199,8 +206,9 @@ def open_export(
         with open(descriptor, "wb", closefd=False) as fh:
             yield fh
         return
-    if names_folder(target):
-        raise TranscriptError("is a directory; name a file to export to", path=target)
+    folder = folder_said(target)
+    if folder is not None:
+        raise TranscriptError(f"{folder}; name a file to export to", path=target)
     final = os.path.realpath(target)  # a symlink stays a link; its target gets the export
     try:
         found = os.stat(final)
@@ -232,10 +240,15 @@ def open_export(
     made: list[str] = []
 
     def temporary() -> BinaryIO:
+        beside = os.path.dirname(final)
         try:
-            fd, temp = _new_file(os.path.dirname(final))
-        except OSError as err:  # (said of the user's path, not of our temporary's)
-            raise TranscriptError(f"cannot write the export: {err.strerror}", path=target) from None
+            fd, temp = _new_file(beside)
+        except OSError as err:  # (said of the user's path: it may be there, /proc/version)
+            raise TranscriptError(
+                f"cannot make the export's temporary file beside it, in {beside} (an export "
+                f"is written there, then renamed over it): {err.strerror}",
+                path=target,
+            ) from None
         made.append(temp)
         fh = os.fdopen(fd, "wb")
         if found is not None:
@@ -249,7 +262,12 @@ def open_export(
         written.flush()
         os.fsync(written.fileno())
         into.close()
-        os.replace(made[0], final)
+        try:
+            os.replace(made[0], final)
+        except OSError as err:
+            raise TranscriptError(
+                f"cannot rename the export over it: {err.strerror}", path=target
+            ) from None
     except BaseException:
         into.close()
         for temp in made:

@@ -36,7 +36,7 @@ from .exportdoc import (
 from .formats.agentgo.asked import unstarted_state
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
-from .text import finish_mark
+from .text import Name, finish_mark
 from .titles import agentgo_prompt, first_of
 from .tool_ops import ask_in_run, state_label, state_tone
 from .usage import Usage, is_model_call, is_response, shown_usage, tally_agentgo
@@ -247,7 +247,7 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
     if problems:
         sections.append(Section("Gaps and warnings", "warnings", list(problems)))
     facts: list[tuple[str, str]] = [
-        ("file", path),
+        ("file", Name(path)),
         ("format", "agentgo-v1"),
         ("view", _VIEWS[view] if folds is not None else _NO_EVENT),
         ("session", _s(agv.session_id)),

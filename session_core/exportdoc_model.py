@@ -39,7 +39,7 @@ from .exportdoc import (
     Item as DocItem,
 )
 from .model import Compaction, Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
-from .text import count, duration_text
+from .text import Name, count, duration_text
 from .titles import model_first_prompt
 from .tool_ops import ask_of, state_tone
 from .vocabulary import Readable, as_written, readable_of, shown_parts
@@ -88,7 +88,7 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
         sections.append(
             Section("Warnings", "warnings", [Note(w, "warn") for w in transcript.warnings])
         )
-    facts = [("format", transcript.format), ("file", transcript.path)]
+    facts = [("format", transcript.format), ("file", Name(transcript.path))]
     for key, value in transcript.meta.items():
         if isinstance(value, dict):  # (a Codex rollout's git: its commit, branch, remote)
             facts.extend(

@@ -44,7 +44,7 @@ from .message_usage import counts_as_turn, v1_usage
 from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
-from .text import count, duration_text, finish_mark
+from .text import Name, count, duration_text, finish_mark
 from .times import seconds_between
 from .titles import v1_first_prompt
 from .tool_ops import ask_of, state_tone
@@ -537,7 +537,7 @@ class _V1:
     def document(self) -> Document:
         state = self.state
         facts = [
-            ("file", self.path),
+            ("file", Name(self.path)),
             ("format", "transcript-v1"),
             ("view", self.view),
             ("meta", json.dumps(state.meta, ensure_ascii=False)),

@@ -20,7 +20,9 @@ from .utf8 import BlockLines
 
 
 class LiveTranscript(UpdateNotes):
-    """The replayed state of a file being followed (format v1).
+    """The replayed state of a file being followed (format v1; a file of another format
+    is refused at its first update: its format's live model follows it,
+    ``formats.by_name(update.format).live(path)``).
 
     Feed it every ``FollowUpdate`` in order. A line that breaks a replay
     rule in a live file is reported in ``state.warnings`` and skipped (a
@@ -46,6 +48,8 @@ class LiveTranscript(UpdateNotes):
         if update.reset:
             self.state = self._new_state()
             self.format = None  # the new content may be another format (or none yet)
+        if update.format is not None:
+            self._refuse_other(update.format, update.lines)
         self.note(update)
         if update.format is not None:
             self.format = update.format
@@ -67,6 +71,20 @@ class LiveTranscript(UpdateNotes):
         for envelope, line, span in zip(update.envelopes, update.lines, spans, strict=True):
             self._feed(envelope, line, span or None)
         return update.reset
+
+    def _refuse_other(self, name: Format, lines: Sequence[int]) -> None:
+        """One clear refusal of a file of another format (each of its lines read as a v1
+        envelope of no version: a warning apiece, and nothing replayed)."""
+        from .formats.v1.model import NAME
+
+        if name != NAME:
+            raise TranscriptError(
+                f"is {name}, not transcript-v1: LiveTranscript "
+                "replays transcript-v1 alone; follow any format with its live model, "
+                "session_core.formats.by_name(update.format).live(path)",
+                path=self.path,
+                line=lines[0] if lines else None,
+            )
 
     def _feed(self, envelope: dict[str, Any], line: int, keep: bytes | int | None) -> None:
         """Apply one envelope; ``keep`` is what the state keeps of it instead of the dict."""

@@ -45,6 +45,13 @@ class Part:
         """The text's length in characters (known without reading a lazy part's text)."""
         return len(self.text)
 
+    def row_head(self) -> tuple[str, bool]:
+        """What one row says of it, and whether more of its text follows: its first lines
+        (``preview``), the same whether its text is held or stays in the file (a plain
+        file's part is lazy where its ``.zst``'s is not: their rows must agree)."""
+        shown = preview(self.head)  # (a lazy part's head is its preview already)
+        return shown, self.size > len(shown)
+
 
 def tool_call_part(call_id: Any, name: Any, holder: Mapping[str, Any]) -> Part:
     """A tool call as v1 and agentgo records name it: ``holder``'s ``arguments`` shown
@@ -152,6 +159,9 @@ class WordedPart(Part):
     @property
     def head(self) -> str:
         return self.words
+
+    def row_head(self) -> tuple[str, bool]:
+        return self.words, False  # (its words say it all; its text is the JSON)
 
 
 class _HeadPart(Part):
@@ -275,6 +285,9 @@ class LinePart(_HeadPart):
             refuse_changed_line()
             return head + ONLY_THE_START
         return text
+
+    def row_head(self) -> tuple[str, bool]:
+        return self.head, False  # (``line_head`` ends in ``…`` where the line goes on)
 
     @property
     def size(self) -> int:

@@ -183,12 +183,22 @@ def in_slices(text: str) -> Iterator[str]:
         yield text[start : start + BIG]
 
 
+class Name(str):
+    """A file's name or path among text (an export's ``file`` fact): ``one_line`` shows it
+    as every name is shown (``name_line``: a tab ``␉``, not the spaces text gets)."""
+
+    __slots__ = ()
+
+
 def one_line(text: object) -> str:
-    """``inert(text)`` on one line: newlines (and CRLFs) become ``⏎``."""
+    """``inert(text)`` on one line: newlines (and CRLFs) become ``⏎`` (a ``Name``: as
+    ``name_line`` shows it)."""
     if text is None:
         return ""
     if not isinstance(text, str):
         text = str(text)
+    elif type(text) is Name:
+        return name_line(text)
     return _mapped(text.replace("\r\n", "\n"), ONE_LINE_TABLE, _ONE_LINE_CONTROLS, "\t\n")
 
 
@@ -202,6 +212,12 @@ def name_line(name: object) -> str:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``1 message``, ``3 messages``, ``1,204 tool operations``."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def ops_said(listed: int) -> list[str]:
+    """A ``check`` note's count of the tool operations ``replay`` lists, said the same
+    way in every format (``1,204 tool operations``; none: not said)."""
+    return [count(listed, "tool operation")] if listed else []
 
 
 # The longest a writer's own timing of a call or a turn may say it took (a year): past it,
@@ -294,10 +310,19 @@ def str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+TITLE_CHARS = 200  # the most a title has, in every format (the README's Export says so)
+
+
 def prompt_title(text: str) -> str | None:
-    """A prompt as a session's title: one line, its first 200 characters (None: blank)."""
-    said = " ".join(text.split())[:200]
-    return said or None
+    """A prompt as a session's title: one line, cut to ``TITLE_CHARS`` (``title_cut``);
+    None: blank."""
+    return title_cut(" ".join(text.split())) or None
+
+
+def title_cut(line: str) -> str:
+    """A title's line at most ``TITLE_CHARS`` characters, ending in ``…`` where it was
+    cut: the one rule every format's title (a prompt, a command as typed) is cut by."""
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
 
 
 SHELLS = ("bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell")

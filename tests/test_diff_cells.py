@@ -13,7 +13,8 @@ from rich.cells import cell_len
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from claude_code_writer import CCWriter
+from claude_code_writer import CCWriter, tool_use
+from codex_writer import zst_copy
 
 from session_core import Message, Session
 from session_core.agentgo import AgentGoSession
@@ -106,3 +107,22 @@ def test_a_big_text_is_bounded_before_it_is_looked_at() -> None:
 
     assert cut_cells(Watched("a" * 1_000_000), 10) == "a" * 10
     assert seen == []  # (only its bounded head, a plain str, was asked)
+
+
+def test_a_long_result_cut_to_its_first_lines_says_so_and_its_zst_agrees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A result of many short lines (its text stays in a plain file: its head is its first
+    lines) read as if those were all, with no ``…``; its ``.zst`` (held whole) showed more
+    of it: the two rows of the same lines differed."""
+    w = CCWriter()
+    w.user("read it")
+    w.assistant("m1", [tool_use("c1", "Read", file_path="a.py")])
+    w.result("c1", "\n".join(f"{n:>6}→x{n}" for n in range(1, 80)))
+    w.result("c2", "one\ntwo\nthree\n")  # (three lines: nothing more to say)
+    plain = w.write(tmp_path / "cc.jsonl")
+    packed = Path(zst_copy(str(plain), str(tmp_path / "cc.jsonl.zst")))
+    rows = [row for row in _diff(plain, capsys)[1:] if "← result" in row]
+    assert rows[0].endswith("← result 1→x1 2→x2 3→x3 …"), rows
+    assert rows[1].endswith("← result one two three"), rows
+    assert _diff(packed, capsys)[1:] == _diff(plain, capsys)[1:]

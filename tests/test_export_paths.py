@@ -48,12 +48,18 @@ async def test_a_path_ending_in_a_slash_is_a_folder_not_a_file(here: Path) -> No
         await pilot.press("enter")
         status = app.screen.query_one("#export-status")
         await wait_for(pilot, lambda: "folder" in str(status.render()))
+        assert str(status.render()) == (  # (not "is a folder": there is no newdir)
+            "newdir/ names a folder, and there is none: name a file to export to"
+        )
+        (here / "newdir").mkdir()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "is a folder" in str(status.render()))
         assert str(status.render()) == (
             "newdir/ is a folder: name a file in it, such as newdir/run.html"
         )
         await pilot.pause(0.3)
         assert isinstance(app.screen, ExportScreen)
-    assert not (here / "newdir").exists()
+    assert list((here / "newdir").iterdir()) == []
 
 
 def test_export_o_ending_in_a_slash_is_refused(
@@ -63,8 +69,22 @@ def test_export_o_ending_in_a_slash_is_refused(
     the ``/``), where ``> newdir/`` fails in a shell."""
     write_story(here / "run.jsonl")
     assert main(["export", "run.jsonl", "--format", "html", "-o", "newdir/"]) != 0
-    assert "newdir/: is a directory" in capsys.readouterr().err
+    # (not "is a directory": there is no newdir)
+    said = "newdir/: ends in /, so it names a folder, and there is none"
+    assert said in capsys.readouterr().err
     assert not (here / "newdir").exists()
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/version"), reason="needs Linux's /proc")
+def test_export_o_where_no_temporary_file_can_be_made_says_so(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-o /proc/version`` said "No such file or directory" of a file that is there: the
+    temporary file an export is written to beside it could not be made."""
+    write_story(here / "run.jsonl")
+    assert main(["export", "run.jsonl", "--format", "md", "-o", "/proc/version"]) == 1
+    err = capsys.readouterr().err
+    assert "/proc/version: cannot make the export's temporary file beside it, in /proc" in err
 
 
 async def test_a_folder_named_tilde_exports_beside_the_file(here: Path) -> None:

@@ -87,7 +87,7 @@ def test_a_fallback_title_is_capped_as_every_title_is(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     title = document(path).title
-    assert title == ("sid # x" + "z" * 300)[:200]
+    assert title == ("sid # x" + "z" * 300)[:199] + "…"
     assert export(path, "md").splitlines()[0] == f"# {title.replace('#', chr(92) + '#')}"
 
 
@@ -132,3 +132,20 @@ def test_a_codex_threads_name_is_its_title(tmp_path: Path) -> None:
         assert export(path, "md").splitlines()[0] == f"# {title}"
         meta = by_name("codex").open(path, writer_alive=False).meta
         assert meta.get("title") == (None if title == prompt else "Fix the  build")
+
+
+def test_a_long_first_prompt_is_cut_alike_in_every_format(tmp_path: Path) -> None:
+    """A Claude Code title (its first prompt's first line) was cut at 120 characters, the
+    others' at 200: one limit, one cut, ``…`` where it cut."""
+    from claude_code_writer import CCWriter
+
+    prompt = " ".join(f"w{n}" for n in range(150))  # (590 characters)
+    expected = prompt[:199] + "…"
+    w = CCWriter()
+    w.user(prompt)
+    claude = w.write(tmp_path / "cc.jsonl")
+    with Session.create(tmp_path / "v1.jsonl") as s:
+        s.append_message(Message(role="user", content=prompt))
+    for path in (claude, tmp_path / "v1.jsonl"):
+        assert document(path).title == expected, path
+        assert scan_file(path, live_window=0).title == expected, path

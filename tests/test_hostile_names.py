@@ -85,3 +85,16 @@ def test_a_usage_refusal_quotes_names_inert(
     refusal = err.splitlines()[-1]  # (after the usage: the refusal, on one line)
     assert refusal.startswith("tailscope") and " error: " in refusal
     assert "␛" in refusal or "\\x1b" in refusal  # (shown: a mark, or argparse's repr)
+
+
+@pytest.mark.parametrize("fmt", sorted(FACTORIES))
+def test_an_export_tells_a_tab_in_its_files_name(tmp_path: Path, fmt: str) -> None:
+    """The md and html exports showed a tab in the file's name as spaces, where ``check``,
+    ``diff``, the browser and the header show ``␉`` (one rule for names)."""
+    from session_core.export import export
+
+    path = FACTORIES[fmt](tmp_path)
+    named = path.with_name("tab\there.jsonl")
+    os.rename(path, named)
+    assert "tab␉here.jsonl |" in export(named, "md")
+    assert "tab␉here.jsonl</td>" in export(named, "html")

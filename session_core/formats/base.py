@@ -31,7 +31,7 @@ from ..model import (
     overlay_counts,
     unsettled_ops,
 )
-from ..text import count
+from ..text import count, ops_said
 from ..times import epoch
 from ..update_notes import UpdateNotes
 from .builders import Builder
@@ -455,8 +455,8 @@ class AgentFormat(TranscriptFormat):
 def check_note(transcript: Transcript) -> str:
     """``claude-code, 12 messages, 3 tool operations, 1 compaction; warning: ...``."""
     parts = [transcript.format, count(len(transcript.messages), "message")]
+    parts += ops_said(len(transcript.tool_operations))
     if transcript.tool_operations:
-        parts.append(count(len(transcript.tool_operations), "tool operation"))
         unsettled = unsettled_ops(transcript.tool_operations)  # (not every one made)
         for state in ("running", "interrupted"):
             said = sum(1 for op in unsettled if op.state == state)

@@ -182,8 +182,12 @@ class ExportScreen(ModalScreen[str | None]):
             return
         if names_folder(target):
             name = os.path.basename(suggested_output(self.transcript, self.fmt))
+            there = os.path.isdir(target)  # (``newdir/`` with no ``newdir``: none is)
+            said = "is a folder" if there else "names a folder, and there is none"
             self._say(
-                f"{typed} is a folder: name a file in it, such as {os.path.join(typed, name)}",
+                f"{typed} {said}: name a file in it, such as {os.path.join(typed, name)}"
+                if there
+                else f"{typed} {said}: name a file to export to",
                 problem=True,
             )
             return

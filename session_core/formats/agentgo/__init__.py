@@ -12,11 +12,11 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ...events import LineSource
 from ...model import Transcript, Usage
-from ...text import count
+from ...text import count, ops_said
 from ...tool_ops import state_label
 from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of, runs_said, usage_said
 from ..builders import Builder
-from .asked import UnstartedCounter
+from .asked import UnstartedCounter, is_tool_execution
 from .model import NAME, AgentGoModel, run_state, transcript_of
 
 if TYPE_CHECKING:
@@ -210,6 +210,10 @@ class AgentGoFormat(TranscriptFormat):
         read_view(path, view=view, fed=fed)
         view.writer_alive = self.writer_alive(path)  # (an open run of a gone writer: cut off)
         parts = [NAME, count(len(view.messages), "message")]
+        # The operations replay lists: each tool execution, then each ask none is of.
+        said = unstarted.counts(view)
+        executions = sum(1 for call in view.calls.values() if is_tool_execution(call))
+        parts += ops_said(executions + said.total())
         gaps = len(view.gaps())
         if gaps:
             parts.append(f"{count(gaps, 'gap')} (runs or calls without their terminal event)")
@@ -220,7 +224,6 @@ class AgentGoFormat(TranscriptFormat):
         elif ends and view.writer_alive is False:
             parts.append(f"{count(len(ends), 'call')} interrupted")
         # The calls asked for that no execution began, as replay lists them (v1's words)
-        said = unstarted.counts(view)
         for state in ("never-dispatched", "not-dispatched-yet"):
             if said[state]:
                 parts.append(f"{count(said[state], 'call')} {state_label(state)}")

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...json_out import compact_json
 from ...model import Part
-from ...text import duration_text, error_message, timed_seconds
+from ...text import duration_text, error_message, timed_seconds, title_cut
 
 RECORD_TEXT = 400  # characters of compact JSON kept for an unknown block, an attachment
 CALL_TEXT = 2000  # characters of a call's arguments kept as its shown text (data is whole)
@@ -395,9 +395,4 @@ def wrapped_text(role: str, kind: str, parts: list[Part]) -> str | None:
 def command_title(text: str) -> str:
     """A prompt's first line as a session's or a run's title: a command as typed, a
     notice by its summary (``readable``), not its XML wrapper."""
-    return first_line(readable(text) or text)
-
-
-def first_line(text: str, limit: int = 120) -> str:
-    line = text.strip().split("\n", 1)[0]
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return title_cut((readable(text) or text).strip().split("\n", 1)[0])

@@ -17,7 +17,7 @@ from ...model import (
 from ...text import count
 from ..base import LiveModel, TranscriptFormat, note_of, usage_said
 from ..builders import Builder
-from .left_open import left_open
+from .left_open import check_ops
 from .model import NAME, V1Model, transcript_of
 
 if TYPE_CHECKING:
@@ -164,7 +164,8 @@ class V1Format(TranscriptFormat):
         state = self._state(path, facts=True)
         alive = self.writer_alive(path)
         parts = [NAME, count(len(state.entries), "message")]
-        parts += left_open(state, alive)  # (the browser's row and the header say the same)
+        # (what was left open: the browser's row and the header say the same)
+        parts += check_ops(state, alive)
         # (as every format's note counts them: v1's said none, where its replay lists them)
         for number, what in (
             (len(state.compactions), "compaction"),

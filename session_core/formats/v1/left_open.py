@@ -3,9 +3,10 @@ browser's row (``scan_v1``) and the viewer's header say it by."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
-from ...text import count
+from ...text import count, ops_said
 from ...tool_ops import state_label
 from .ops import check_states, cut_off_state
 
@@ -18,11 +19,21 @@ CUT_OFF_SAID = {  # (``ops.unanswered_end``)
 }
 
 
+def check_ops(state: ReplayState, writer_alive: bool | None) -> list[str]:
+    """``check``'s words on the operations: how many ``replay`` lists (``ops_said``, as
+    every format's check says it), then what was left open (``left_open``)."""
+    states, listed = check_states(state, writer_alive)
+    return ops_said(listed) + _left_open(state, writer_alive, states)
+
+
 def left_open(state: ReplayState, writer_alive: bool | None) -> list[str]:
     """The operations not settled (and of them the answered ones), the calls no dispatch
     line names, and a file that ends on no answer of the model's, as ``replay`` tells
     each by its writer (``writer_alive``); empty where nothing was left open."""
-    states = check_states(state, writer_alive)
+    return _left_open(state, writer_alive, check_states(state, writer_alive)[0])
+
+
+def _left_open(state: ReplayState, writer_alive: bool | None, states: Counter[str]) -> list[str]:
     parts = []
     if state.pending_count:
         # (and of them, the answered ones: settle never landed, or not written yet)

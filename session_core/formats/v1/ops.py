@@ -168,16 +168,18 @@ def answers_and_calls(state: ReplayState) -> tuple[set[str], list[int]]:
     return answered, calling
 
 
-def check_states(state: ReplayState, writer_alive: bool | None) -> Counter[str]:
+def check_states(state: ReplayState, writer_alive: bool | None) -> tuple[Counter[str], int]:
     """``check``'s counts of the operations not settled and of the calls no dispatch
-    line names, by state, as ``replay`` lists them: from the message lines' facts and
-    the dispatched call ids, no line read."""
+    line names, by state, as ``replay`` lists them, and how many operations it lists
+    (those calls among them): from the message lines' facts and the dispatched call
+    ids, no line read."""
     answered, calling = answers_and_calls(state)
     dispatched: set[Any] = set(state.tool_ops.call_ids)
     unstarted = undispatched_calls(state, writer_alive, answered, calling, dispatched)
     said: Counter[str] = Counter(said for _cid, _tool, said in unstarted)
+    listed = len(state.tool_ops) + said.total()
     said.update(pending_states(state, writer_alive, answered))
-    return said
+    return said, listed
 
 
 def pending_states(
