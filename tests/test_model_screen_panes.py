@@ -54,8 +54,8 @@ class ToyPanes(PaneSet):
     def tab_shown(self, tab: str) -> None:
         self.shown.append(tab)
 
-    def status(self) -> str:
-        return f"toy panes: {self.batches} batches"
+    def status(self) -> list[str]:
+        return [f"toy panes: {self.batches} batches"]
 
     def action_count(self) -> None:
         self.counted += 1
