@@ -77,3 +77,36 @@ async def test_a_filter_keeps_the_cursor_on_its_item_and_on_screen(
         assert view.heights.prefix(view.cursor) - view.scroll_y == min(
             row, view.heights.prefix(view.cursor)
         )
+
+
+@needs_samples
+async def test_a_live_compaction_that_folds_the_cursors_item_puts_it_on_the_summary(
+    tmp_path: Path,
+) -> None:
+    """The audit's: the sample's first 300 lines, the cursor on the first message (``g``),
+    then the rest appended a few lines at a time: once its compaction (line 755) folds
+    that message, the cursor is on the first item at or after its line (the summary), and
+    "↓ N new" counts no more than the items below it (it counted all 57, on no item)."""
+    lines = SPOTTER.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "sp.jsonl"
+    path.write_bytes(b"".join(lines[:300]))
+    async with opened(path, size=(100, 30)) as (_app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("g")
+        await until(pilot, lambda: view.cursor == 0, "the first message")
+        first = view.selected
+        assert first is not None and first.line < 755
+        at = 300
+        while at < 760:  # (one line at a time near the compaction: each its own snapshot)
+            step = 1 if at >= 740 else 40
+            with path.open("ab") as out:
+                out.write(b"".join(lines[at : at + step]))
+            at += step
+            await until(pilot, lambda: screen.transcript.lines >= at, f"line {at}", 20)
+        assert screen.transcript.compactions
+        assert all(item.id != first.id for item in view.items)  # (folded)
+        assert view.selected is not None, view.cursor
+        summary = next(i for i, item in enumerate(view.items) if item.line >= first.line)
+        assert view.cursor == summary
+        assert view.new_count <= len(view.items) - 1 - view.cursor
+        assert cursor_on_screen(view)
