@@ -135,7 +135,8 @@ def truthy(raw: msgspec.Raw) -> bool:
 
 def content_lines(raw: msgspec.Raw, limit: int) -> int:
     """Lines of the JSON string ``raw`` (its newlines + 1, or 1 where those a folded row
-    shows are blank: ``item_heights.text_rows``), counted up to ``limit``; a missing or non-string content counts as its ``str()``, as ``facts`` does.
+    shows are blank: ``item_heights.text_rows``), counted up to ``limit``; a missing or
+    non-string content counts as its ``str()``, as ``facts`` does.
 
     Counted in the JSON text itself, without decoding it: each ``\\n`` escape whose
     backslash is not itself escaped is a newline; the first ``limit - 1`` end it.

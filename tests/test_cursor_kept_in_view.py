@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from model_screen_helpers import IDLE, opened, until
 from textual.widgets import SelectionList
 
 from viewer.screens.filter import FilterScreen
+from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.items_view import ItemsView
 
 SPOTTER = (
@@ -26,7 +28,11 @@ needs_samples = pytest.mark.skipif(not SPOTTER.is_file(), reason="../shared/samp
 def cursor_on_screen(view: ItemsView) -> bool:
     top = view.heights.prefix(view.cursor)
     bottom = top + view.heights.height(view.cursor)
-    return 0 <= view.cursor and view.scroll_y <= top and bottom <= view.scroll_y + view.page_height
+    return view.cursor >= 0 and view.scroll_y <= top and bottom <= view.scroll_y + view.page_height
+
+
+def read_to(screen: ModelScreen, line: int) -> bool:
+    return screen.transcript.lines >= line
 
 
 def copied(tmp_path: Path) -> Path:
@@ -102,7 +108,7 @@ async def test_a_live_compaction_that_folds_the_cursors_item_puts_it_on_the_summ
             with path.open("ab") as out:
                 out.write(b"".join(lines[at : at + step]))
             at += step
-            await until(pilot, lambda: screen.transcript.lines >= at, f"line {at}", 20)
+            await until(pilot, partial(read_to, screen, at), f"line {at}", 20)
         assert screen.transcript.compactions
         assert all(item.id != first.id for item in view.items)  # (folded)
         assert view.selected is not None, view.cursor

@@ -75,9 +75,9 @@ class ItemFilter:
 
         def end_jump(self) -> None: ...
 
-        def cursor_row(self) -> int | None: ...
+        def cursor_screen_row(self) -> int | None: ...
 
-        def cursor_to_row(self, row: int) -> None: ...
+        def cursor_to_screen_row(self, row: int) -> None: ...
 
     def _shown(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items the filter lets through (a pass over them when one is set)."""
@@ -145,14 +145,14 @@ class ItemFilter:
         cursor on its item (else the first shown at or after its line) and that where it
         was on screen (the view kept its scroll: the cursor was off screen)."""
         self.end_jump()  # (its items are others now)
-        row = None if self.follows_end else self.cursor_row()
+        row = None if self.follows_end else self.cursor_screen_row()
         self.offered = (frozenset(offered[0]), frozenset(offered[1]))
         self.roles = None if roles is None or roles >= self.offered[0] else roles
         self.kinds = None if kinds is None or kinds >= self.offered[1] else kinds
         self.show(self.transcript, to_end=self.follows_end)
         self.new_count = 0
         if row is not None:
-            self.cursor_to_row(row)
+            self.cursor_to_screen_row(row)
 
     @property
     def filtered(self) -> bool:

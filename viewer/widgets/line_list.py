@@ -281,13 +281,13 @@ class LineList(ScrollView, can_focus=True):
         elif bottom > self.scroll_y + height:
             self.scroll_to(y=bottom - height, animate=False, immediate=True)
 
-    def cursor_row(self) -> int | None:
+    def cursor_screen_row(self) -> int | None:
         """The row of the screen the cursor's item starts on (None: no cursor)."""
         if not 0 <= self.cursor < len(self.heights):
             return None
         return self.heights.prefix(self.cursor) - int(self.scroll_y)
 
-    def cursor_to_row(self, row: int) -> None:
+    def cursor_to_screen_row(self, row: int) -> None:
         """Scroll so that the cursor's item starts on screen row ``row`` (as near as the
         rows above it allow), and is on screen whatever its height."""
         if not 0 <= self.cursor < len(self.heights):
