@@ -90,3 +90,29 @@ def test_a_blank_head_is_one_row_however_its_line_is_read() -> None:
         facts_lines = payload_fields({"role": "assistant", "content": text}, None)[1]
         raw = msgspec.Raw(msgspec.json.encode(text))
         assert min(3, facts_lines) == min(3, content_lines(raw, LINES_COUNTED)) == rows, text
+
+
+async def test_a_codex_blank_text_is_its_note_alone_in_the_rows_measured(tmp_path: Path) -> None:
+    """The same in a Codex rollout (its items measured from their lines' shapes): the
+    note alone, each item as tall as it is drawn, in both views."""
+    from codex_writer import RolloutWriter
+
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("user", "say nothing")
+    w.message("assistant", "\n\n")
+    w.event("agent_message", message="\n \n\n\n")
+    w.message("user", "done")
+    os.utime(w.path, (IDLE, IDLE))
+    async with opened(w.path, size=(100, 30)) as (_app, pilot, screen):
+        view = screen.conversation
+        for mode in ("replayed", "raw"):
+            if view.mode != mode:
+                await pilot.press("r")
+                await until(pilot, lambda: view.mode == mode, mode)  # noqa: B023
+            heights = view.block_heights(len(view.items), 100)
+            assert heights is not None
+            drawn = [view.block_lines(i, 100) for i in range(len(view.items))]
+            assert heights == [len(lines) for lines in drawn], mode
+            blank = [lines for lines in drawn if "(blank text:" in lines[-1].plain]
+            assert blank and all(len(lines) == 2 for lines in blank), mode
