@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
+from .item_heights import blank_head
 from .message import raku_str
 from .message_usage import MessageUsage, v1_usage
 
@@ -65,6 +66,7 @@ class MessageFacts:
 
     role: str  # "user" when the line names none
     lines: int  # lines of its content ("" is one line), counted up to LINES_COUNTED
+    # (or 1 where the first lines, those a folded row shows, are blank: one note)
     reasoning: bool
     call_count: int  # items of its tool-calls list (whatever they are)
     calls: tuple[tuple[str, str], ...]  # (call id, function name) of each tool-call object
@@ -95,6 +97,8 @@ def payload_fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -
     lines = content.count("\n", 0, 4096) + 1
     if lines <= LINES_COUNTED and len(content) > 4096:
         lines = content.count("\n") + 1
+    if lines > 1 and content[:1].isspace() and blank_head(content):
+        lines = 1  # (its folded row is one note: ``item_heights.text_rows``)
     raw_calls = get("tool-calls")
     calls: tuple[tuple[str, str], ...] = ()
     count = 0

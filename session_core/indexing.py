@@ -32,6 +32,7 @@ import msgspec
 import orjson
 
 from .facts import _ROLES, LINES_COUNTED
+from .item_heights import blank_head
 from .message import raku_str
 from .message_usage import said
 
@@ -133,8 +134,9 @@ def truthy(raw: msgspec.Raw) -> bool:
 
 
 def content_lines(raw: msgspec.Raw, limit: int) -> int:
-    """Lines of the JSON string ``raw`` (its newlines + 1), counted up to ``limit``; a
-    missing or non-string content counts as its ``str()``, as ``facts`` does.
+    """Lines of the JSON string ``raw`` (its newlines + 1, or 1 where those a folded row
+    shows are blank: ``item_heights.text_rows``), counted up to ``limit``; a missing or
+    non-string content counts as its ``str()``, as ``facts`` does.
 
     Counted in the JSON text itself, without decoding it: each ``\\n`` escape whose
     backslash is not itself escaped is a newline; the first ``limit - 1`` end it.
@@ -142,6 +144,16 @@ def content_lines(raw: msgspec.Raw, limit: int) -> int:
     if not raw:
         return 1
     text = bytes(raw)
+    lines = _counted_lines(text, limit)
+    # (a text that begins blank, rare: decoded, told whether its folded rows are all
+    # blank, which fold to one note: ``item_heights.text_rows``, as ``facts`` does)
+    if lines > 1 and text[1:2] in (b" ", b"\\") and blank_head(raku_str(loads_payload(text))):
+        return 1
+    return lines
+
+
+def _counted_lines(text: bytes, limit: int) -> int:
+    """``content_lines`` of the JSON text, not yet told blank."""
     if text[:1] != b'"':
         return _decoded_lines(text, limit)
     find = text.find

@@ -4,8 +4,10 @@ its first parts): worked out from its parts, or from the shape of its line alone
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .model import Part
+if TYPE_CHECKING:  # (facts.py uses ``blank_head``: model imports it)
+    from .model import Part
 
 FOLD_PARTS = 8  # parts a folded item shows (the viewer's conversation)
 FOLD_LINES = 3  # lines a folded text part shows
@@ -23,8 +25,26 @@ def _part_height(part: Part) -> int:
     """One part's rows in ``folded_height``: a text's first lines, as the view draws
     them; the same for a part and its lazy stand-in (whose head keeps those lines)."""
     if part.kind == "text":
-        return min(FOLD_LINES, part.head.count("\n") + 1)
+        return text_rows(part.head)
     return 1
+
+
+def text_rows(text: str) -> int:
+    """The rows a folded text shows: its first lines, or one where they are all blank
+    (a note says what they are: blank lines say nothing)."""
+    if text[:1].isspace() and blank_head(text):  # (most texts begin with a word)
+        return 1
+    return min(FOLD_LINES, text.count("\n") + 1)
+
+
+def blank_head(text: str) -> bool:
+    """Whether a text's first ``FOLD_LINES`` lines (those a folded row shows) are blank."""
+    end = -1
+    for _ in range(FOLD_LINES):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            break
+    return not (text if end < 0 else text[:end]).strip()
 
 
 def grown_height(height: int, before: int, parts: Sequence[Part]) -> int:
@@ -43,4 +63,12 @@ def shape_height(text_lines: int, others: int) -> int:
     return 1 + min(FOLD_LINES, text_lines) + shown + more
 
 
-__all__ = ["FOLD_LINES", "FOLD_PARTS", "folded_height", "grown_height", "shape_height"]
+__all__ = [
+    "FOLD_LINES",
+    "FOLD_PARTS",
+    "blank_head",
+    "folded_height",
+    "grown_height",
+    "shape_height",
+    "text_rows",
+]

@@ -39,7 +39,13 @@ async def test_blank_text_is_said_not_drawn_as_blank_lines(tmp_path: Path) -> No
         assert any("(blank text: '\\n\\n\\n\\n" in line for line in lines), lines
         blank = next(i for i, item in enumerate(view.items) if item.text == "\n\n")
         folded = view.block_lines(blank, 100)
-        assert len(folded) == view.block_height(blank, 100) == 4  # a header, 3 rows
+        # The note alone (not the blank lines it stands for), in the height measured.
+        assert [line.plain for line in folded[1:]] == ["  (blank text: '\\n\\n')"]
+        assert len(folded) == view.block_height(blank, 100) == 2  # a header, the note
+        heights = view.block_heights(len(view.items), 100)
+        assert heights is not None
+        for index in range(len(view.items)):  # (the model's heights: as drawn)
+            assert heights[index] == len(view.block_lines(index, 100)), index
         view.move_to(blank)
         await pilot.press("enter")
         await until(pilot, lambda: view.expanded, "the blank item unfolded")
@@ -66,3 +72,47 @@ async def test_a_wrapped_line_loses_no_cell_under_the_scrollbar(tmp_path: Path) 
         rows = [line.strip("▌┃ ").rstrip("▁▂▃▄▅▆▇█") for line in screen_lines(app)]
         shown = "".join(row for row in rows if row.isdigit())
         assert len(shown) > 400 and shown in digits, rows
+
+
+def test_a_blank_head_is_one_row_however_its_line_is_read() -> None:
+    """A text whose folded rows would all be blank is one row (its note), measured alike
+    from its parts, its line's facts and its line's JSON text (an index of a big file)."""
+    import msgspec
+
+    from session_core.facts import payload_fields
+    from session_core.indexing import LINES_COUNTED, content_lines
+    from session_core.item_heights import folded_height
+    from session_core.model import Part
+
+    texts = {"\n\n": 1, "\n \n\n\n\t\nwords": 1, " \n\nwords": 3, "a\n\n": 3, "\n": 1, "x": 1}
+    for text, rows in texts.items():
+        assert folded_height([Part("text", text)]) == 1 + rows, text
+        facts_lines = payload_fields({"role": "assistant", "content": text}, None)[1]
+        raw = msgspec.Raw(msgspec.json.encode(text))
+        assert min(3, facts_lines) == min(3, content_lines(raw, LINES_COUNTED)) == rows, text
+
+
+async def test_a_codex_blank_text_is_its_note_alone_in_the_rows_measured(tmp_path: Path) -> None:
+    """The same in a Codex rollout (its items measured from their lines' shapes): the
+    note alone, each item as tall as it is drawn, in both views."""
+    from codex_writer import RolloutWriter
+
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("user", "say nothing")
+    w.message("assistant", "\n\n")
+    w.event("agent_message", message="\n \n\n\n")
+    w.message("user", "done")
+    os.utime(w.path, (IDLE, IDLE))
+    async with opened(w.path, size=(100, 30)) as (_app, pilot, screen):
+        view = screen.conversation
+        for mode in ("replayed", "raw"):
+            if view.mode != mode:
+                await pilot.press("r")
+                await until(pilot, lambda: view.mode == mode, mode)  # noqa: B023
+            heights = view.block_heights(len(view.items), 100)
+            assert heights is not None
+            drawn = [view.block_lines(i, 100) for i in range(len(view.items))]
+            assert heights == [len(lines) for lines in drawn], mode
+            blank = [lines for lines in drawn if "(blank text:" in lines[-1].plain]
+            assert blank and all(len(lines) == 2 for lines in blank), mode

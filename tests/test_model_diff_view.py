@@ -276,3 +276,25 @@ async def test_the_diffs_prose_is_wrapped_between_words(tmp_path: Path) -> None:
         for line in lines:
             words = line.replace("▌", " ").replace("▇", " ").replace("▁", " ").split()
             assert set(words) <= {"alpha", "beta", "gamma", "delta"}, line
+
+
+async def test_the_cursor_skips_the_blank_row_before_a_compaction(toy: Path) -> None:
+    """j / k step over the blank row that sets each compaction apart (the cursor's ``▌``
+    sat on an empty line), and so does a page: it says nothing, enter there named no line."""
+    async with opened(toy, size=(100, 14)) as (_app, pilot, screen):
+        await pilot.press("4")
+        diff = screen.diff
+        await until(pilot, lambda: isinstance(diff.entries, ModelDiff), "the diff")
+        blank = rows(diff).index("")
+        assert blank > 0 and rows(diff)[blank + 1].startswith("◆ ")
+        diff.move_to(blank - 1)
+        await pilot.press("j")
+        assert diff.cursor == blank + 1  # (the compaction's row)
+        await pilot.press("k")
+        assert diff.cursor == blank - 1
+        seen = set()
+        await pilot.press("g")
+        for _ in range(len(rows(diff))):
+            seen.add(diff.cursor)
+            await pilot.press("j")
+        assert "" not in {rows(diff)[at] for at in seen}, sorted(seen)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import agentgo_screen, file_loaded, screen_lines
+from helpers import agentgo_screen, file_loaded, screen_lines, wait_for
 from textual.app import App, ComposeResult
 
 from session_core import Message, Session
@@ -113,3 +113,32 @@ async def test_the_warnings_screen_title_counts_one_warning() -> None:
         lines = screen_lines(app)  # type: ignore[arg-type]
         assert any(line.strip() == "1 warning" for line in lines), lines
         assert any("line 7 is not valid JSON" in line for line in lines), lines
+
+
+async def test_the_v1_pending_count_is_the_headers_snapshots(tmp_path: Path) -> None:
+    """The header's "pending" is of the snapshot its "1 running" is of: the replay's own
+    count is ahead of a snapshot drawn (a settle read, its snapshot not yet made), and the
+    header once said "none pending" beside "1 running" (the audit, a demo followed)."""
+    path = tmp_path / "one.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(
+            Message(role="assistant", content="on it", tool_calls=(call("c1", "ls", "{}"),))
+        )
+        op = s.append_tool_dispatched(call_id="c1", tool="ls", arguments="{}", run_id="r")
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        running = screen.transcript  # (the snapshot of one running operation)
+        with Session.load(path) as s:
+            s.append_message(Message(role="tool", content="a.py", tool_call_id="c1"))
+            s.append_tool_settled(op_id=op, outcome="completed")
+        settled = "none pending"
+        await wait_for(pilot, lambda: settled in "\n".join(screen_lines(app)))
+        screen.transcript = running  # drawn from the older snapshot: the state is ahead
+        screen._refresh_status()
+        await pilot.pause()
+        text = "\n".join(screen_lines(app))
+        assert "1 tool op (1 running)" in text, text
+        assert "1 tool operation pending" in text, text

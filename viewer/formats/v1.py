@@ -14,7 +14,7 @@ operations still pending in the header.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -28,6 +28,7 @@ from session_core.json_out import compact_json
 from session_core.model import ToolOp
 from session_core.replay import ReplayState
 from session_core.text import count
+from session_core.tool_ops import unsettled_ops
 
 from ..safe import one_line
 from ..screens.following import Command
@@ -45,6 +46,16 @@ ARTIFACT_STATES = {
     "refused": "refused: not a plain file name",
     "unreadable": "cannot be read",
 }
+
+
+# A v1 operation's states while dispatched and not settled: what "pending" counts.
+PENDING_STATES = frozenset({"running", "interrupted", "unsettled-answered", "not-settled-yet"})
+
+
+def pending_ops(ops: Sequence[ToolOp]) -> int:
+    """The operations dispatched and not settled, of a snapshot's (its unsettled ones
+    alone looked at: ``unsettled_ops``)."""
+    return sum(op.state in PENDING_STATES for op in unsettled_ops(ops))
 
 
 def grant_text(grant: object) -> str:
@@ -150,10 +161,12 @@ class V1Panes(PaneSet):
         agent = state.meta.get("agent")  # (the shared header names the model, not the agent)
         parts = [f"agent={one_line(str(agent), 40)}"] if agent not in (None, "") else []
         parts.append(count(state.message_count, "message line"))
-        # (a count kept as the file is read: what else was left open (calls never
-        # dispatched, a file cut off) is counted over every message line, as ``check``
-        # and the browser's row say it, too dear for a header drawn on every batch)
-        pending = state.pending_count
+        # (the operations dispatched and not settled in the snapshot the header's other
+        # counts are of, its "1 running" among them: the replay's own count is ahead of
+        # it, and once said "none pending" beside "1 running"; what else was left open,
+        # calls never dispatched, is counted over every message line, as ``check`` and
+        # the browser's row say it, too dear for a header drawn on every batch)
+        pending = pending_ops(self.screen.transcript.tool_operations)
         parts.append(f"{count(pending, 'tool operation')} pending" if pending else "none pending")
         grants = state.grants
         if grants:

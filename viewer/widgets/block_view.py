@@ -53,6 +53,10 @@ class BlockView(LineList):
         super().__init__(id=id)
         self.heights: Measured = Measured()
         self.highlight = ""  # a search term shown highlighted (lower case)
+        # The cursor's block when the view last went empty (a live compaction whose
+        # summary is a line later than its boundary): the cursor goes back near it
+        # when blocks come, not nowhere.
+        self._lost_key: Hashable | None = None
 
     # -- what a subclass says -------------------------------------------------------
 
@@ -96,6 +100,9 @@ class BlockView(LineList):
         old = self.cursor
         if keep_key is None and 0 <= old < len(self.heights):
             keep_key = self._safe_key(old)
+        if keep_key is None and old < 0:
+            keep_key = self._lost_key
+        self._lost_key = None
         count = self.block_count()
         width = self.content_width
         heights = self.block_heights(count, width)
@@ -106,6 +113,7 @@ class BlockView(LineList):
         self.update_size()
         if count == 0:
             self.cursor = -1
+            self._lost_key = None if at_end else keep_key
         elif at_end:
             self.cursor = count - 1
             # At the end now, in the frame that shows the blocks (a big file's end is its

@@ -75,6 +75,10 @@ class ItemFilter:
 
         def end_jump(self) -> None: ...
 
+        def cursor_screen_row(self) -> int | None: ...
+
+        def cursor_to_screen_row(self, row: int) -> None: ...
+
     def _shown(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items the filter lets through (a pass over them when one is set)."""
         if self.narrow is not None:
@@ -138,13 +142,17 @@ class ItemFilter:
         offered: tuple[Iterable[str], Iterable[str]] = (FILTER_ROLES, FILTER_KINDS),
     ) -> None:
         """Show only these roles and kinds of those ``offered`` (None: all), keeping the
-        cursor where it can."""
+        cursor on its item (else the first shown at or after its line) and that where it
+        was on screen (the view kept its scroll: the cursor was off screen)."""
         self.end_jump()  # (its items are others now)
+        row = None if self.follows_end else self.cursor_screen_row()
         self.offered = (frozenset(offered[0]), frozenset(offered[1]))
         self.roles = None if roles is None or roles >= self.offered[0] else roles
         self.kinds = None if kinds is None or kinds >= self.offered[1] else kinds
         self.show(self.transcript, to_end=self.follows_end)
         self.new_count = 0
+        if row is not None:
+            self.cursor_to_screen_row(row)
 
     @property
     def filtered(self) -> bool:

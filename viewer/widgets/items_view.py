@@ -446,7 +446,8 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
                     whole = part.text
                 blank = whole is not None and not whole.strip()
                 note = blank_note(whole or "") if blank else "(blank lines, then more: enter)"
-                shown[0] = Text("  " + note, self._s("dim"), end="")
+                # (the note alone, in the one row ``text_rows`` measures it at)
+                return [Text("  " + note, self._s("dim"), end="")]
             elif more and not is_cut(lines[PREVIEW_LINES - 1], room):  # (a cut line's … says it)
                 shown[-1].append(" …", self._s("dim"))
             return shown

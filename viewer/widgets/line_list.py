@@ -281,6 +281,21 @@ class LineList(ScrollView, can_focus=True):
         elif bottom > self.scroll_y + height:
             self.scroll_to(y=bottom - height, animate=False, immediate=True)
 
+    def cursor_screen_row(self) -> int | None:
+        """The row of the screen the cursor's item starts on (None: no cursor)."""
+        if not 0 <= self.cursor < len(self.heights):
+            return None
+        return self.heights.prefix(self.cursor) - int(self.scroll_y)
+
+    def cursor_to_screen_row(self, row: int) -> None:
+        """Scroll so that the cursor's item starts on screen row ``row`` (as near as the
+        rows above it allow), and is on screen whatever its height."""
+        if not 0 <= self.cursor < len(self.heights):
+            return
+        top = max(0, self.heights.prefix(self.cursor) - max(0, row))
+        self.scroll_to(y=top, animate=False, immediate=True)
+        self.scroll_to_cursor()
+
     def move_to(self, index: int) -> None:
         count = self.item_count()
         if not count:
@@ -377,8 +392,25 @@ class LineList(ScrollView, can_focus=True):
 
     # -- actions --------------------------------------------------------------------
 
+    def holds_cursor(self, index: int) -> bool:
+        """Whether the cursor may rest on item ``index`` (not a blank spacer row)."""
+        return True
+
+    def _holding(self, index: int, step: int) -> int:
+        """``index``, or the nearest item past it in ``step``'s direction that may hold
+        the cursor (else the nearest the other way; ``index`` where there is none)."""
+        count = self.item_count()
+        for direction in (step or 1, -(step or 1)):
+            at = index
+            while 0 <= at < count:
+                if self.holds_cursor(at):
+                    return at
+                at += direction
+        return index
+
     def action_move(self, step: int) -> None:
-        self.move_to(self.cursor + step if self.cursor >= 0 else 0)
+        index = self.cursor + step if self.cursor >= 0 else 0
+        self.move_to(self._holding(max(0, min(index, self.item_count() - 1)), step))
 
     def action_first(self) -> None:
         self.move_to(0)
@@ -400,7 +432,7 @@ class LineList(ScrollView, can_focus=True):
         index = self.item_at(top)
         if self.heights.prefix(index) < top and index + 1 < self.item_count():
             index += 1  # the first item that starts on screen
-        self.cursor = index
+        self.cursor = self._holding(index, 1)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
@@ -408,7 +440,7 @@ class LineList(ScrollView, can_focus=True):
             return
         y = int(self.scroll_y) + offset.y - self.HEADER
         if 0 <= y < self.heights.total and offset.y >= self.HEADER:
-            self.cursor = self.item_at(y)
+            self.cursor = self._holding(self.item_at(y), 1)
             self.focus()
 
     # -- drawing --------------------------------------------------------------------

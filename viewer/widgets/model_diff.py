@@ -423,6 +423,10 @@ class ModelDiffView(LinesView, RowSearch):
     def finder(self, term: str) -> TextSearch:
         return TextSearch(term, _row_text)
 
+    def holds_cursor(self, index: int) -> bool:
+        """Not a blank row (the one before each compaction's): it says nothing."""
+        return 0 <= index < len(self.entries) and bool(self.entries[index][1])
+
     def action_step(self, step: int) -> None:
         """The cursor to the next (or previous) compaction or elision's row."""
         entries = self.entries

@@ -27,7 +27,7 @@ import msgspec
 import orjson
 
 from ...column_items import Items
-from ...item_heights import shape_height
+from ...item_heights import shape_height, text_rows
 from ...model import Item, RunContext, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
@@ -408,7 +408,7 @@ class CodexBuilder(CodexRewrites):
         if self.best < EVENT and self._by_span():
             # Shown from the response items: its item read again by span, its height that
             # of its one part (``folded_height``'s, without making the part).
-            height = 2 if thought else shape_height(text.count("\n") + 1, 0)
+            height = 2 if thought else shape_height(text_rows(text), 0)
             self._packed(line, self.raw.code(role), self.event, 0, ts, height)
             return
         part = Part("reasoning" if thought else "text", text)
