@@ -314,7 +314,7 @@ class LazyToolOp(ToolOp):
         op.progress, op.subagent, op.sidechain = progress, subagent, sidechain
         op.started, op.ended, op.duration = started, ended, duration
         op.subagent_line = op.subagent_item = op.progress_line = op.progress_ts = None
-        op.last_seen = None
+        op.last_seen = op.answered = None  # (every field set: __new__ sets none)
         return op
 
     arguments = _ARGUMENTS

@@ -116,6 +116,7 @@ class AgentGoOp(ToolOp):
         op.started = call.first_time
         op.ended = (call.last_time or None) if ended else None
         op.last_seen = None if ended else call.last_time or None
+        op.answered = None  # (settled by its tool_exec_end, or not answered)
         if ended:  # from its tool_exec_start to its tool_exec_end
             op.duration = seconds_between(call.first_time, call.last_time)
             store = call.store
