@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import cell_len
-from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
@@ -133,11 +132,11 @@ def counts_lines(lead: Text, said: list[Text], meta: Sequence[Text], width: int)
         sep = "" if index == 0 and not lead else " " if index == 0 else " · "
         _put(lines, sep, words, width)
     for index, fact in enumerate(meta):
-        _put(lines, "  " if index or lines[-1].cell_len > 1 else "", fact, width, fact.style)
+        _put(lines, "  " if index or lines[-1].cell_len > 1 else "", fact, width)
     return lines
 
 
-def _put(lines: list[Text], sep: str, words: Text, width: int, style: str | Style = "") -> None:
+def _put(lines: list[Text], sep: str, words: Text, width: int) -> None:
     """``words`` after ``sep`` on the last of ``lines``, or on a new line where they do
     not fit on it (a part never broken: one wider than a line alone is cut at its end)."""
     line = lines[-1]
@@ -145,7 +144,7 @@ def _put(lines: list[Text], sep: str, words: Text, width: int, style: str | Styl
         line = Text(" ", no_wrap=True, end="")
         lines.append(line)
         sep = ""
-    line.append(sep, style)
+    line.append(sep)
     line.append_text(words)
 
 
