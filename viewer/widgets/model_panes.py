@@ -38,6 +38,7 @@ from .block_view import Entry, ProseLines
 from .line_list import highlight
 from .ops_filter import OpsFilter
 from .row_search import RowSearch
+from .run_context import day_clock
 from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
@@ -393,7 +394,7 @@ class OpsPane(Vertical):
 RUN_COLUMNS: list[Column] = [
     ("n", "#", 4),
     ("state", "state", 12),
-    ("started", "started", 24),
+    ("started", "started", 14),  # (its day and time: at 100 columns the 24 of a whole ISO one went)
     ("duration", "took", 8),
     ("items", "items", 6),
     ("usage", "usage", 16),
@@ -507,7 +508,7 @@ class RunsPane(TableDetail):
         return {
             "n": Text(str(index + 1), end=""),
             "state": tone_text(run.state, RUN_TONES.get(run.state, "info")),
-            "started": Cut(one_line(run.started, 24), run.started),
+            "started": Cut(day_clock(run.started), run.started),  # (c copies it whole)
             "duration": Text(duration_text(run.duration), end=""),
             "items": Text(str(run.items), end=""),
             "usage": Text("the parent's" if run.copied else usage_short(run.usage), end=""),
