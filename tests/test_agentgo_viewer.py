@@ -499,3 +499,26 @@ async def test_the_runs_line_breaks_between_its_counts_at_80_columns(session: Pa
         assert any(line.startswith("3 runs (2 closed, 1 interrupted)") for line in header)
         assert any("gaps" in line and line.endswith("showing all runs") for line in header), header
         assert not any(line.endswith("…") and "runs" in line for line in header)
+
+
+@pytest.mark.parametrize("width", [80, 100])
+async def test_no_checkpoint_is_said_between_words(tmp_path: Path, width: int) -> None:
+    """The Checkpoints tab of a session with none: its words broke mid-word at 100
+    columns (``… only when its host as`` / ``ks.``)."""
+    path = tmp_path / "none.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("message_end", {"message": {"kind": "user", "content": "hi there"}})
+    app = TailscopeApp(path)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        await pilot.press("4")
+        await wait_for(pilot, lambda: "No checkpoint in this" in screen_text(app))
+        lines = screen_lines(app)
+        first = next(i for i, line in enumerate(lines) if "No checkpoint in this" in line)
+        said = [line.strip(" ▌│") for line in lines[first : first + 2]]
+        message = (
+            "No checkpoint in this session. Checkpoints are optional: a run saves one only"
+            " when its host asks."
+        )
+        assert " ".join(said).startswith(message) or said[0] == message, said
