@@ -522,3 +522,32 @@ async def test_no_checkpoint_is_said_between_words(tmp_path: Path, width: int) -
             " when its host asks."
         )
         assert " ".join(said).startswith(message) or said[0] == message, said
+
+
+async def test_every_tabs_search_is_said_on_the_headers_first_line(session: Path) -> None:
+    """The Calls tab's search place was on the header's fourth line, the timeline's on
+    its first: both on the first now, beside the file's state, as the conversation's."""
+    async with opened(session) as (app, pilot):
+        await pilot.press("2", "slash", *"BASH", "enter")
+        await wait_for(pilot, lambda: "/BASH: 1/2" in screen_text(app))
+        first = next(line for line in screen_lines(app) if "●" in line)
+        assert "/BASH: 1/2" in first, first
+        await pilot.press("5", "slash", *"message_end", "enter")
+        await wait_for(pilot, lambda: "/message_end: " in screen_text(app))
+        first = next(line for line in screen_lines(app) if "●" in line)
+        assert "/message_end: " in first and "/BASH" not in screen_text(app), first
+
+
+async def test_the_timeline_has_a_header_row(session: Path) -> None:
+    """Every table has a row of its columns' labels; the timeline had none (its rows began
+    under the tab bar). Its labels stand over their columns, as wide as they are."""
+    async with opened(session) as (app, pilot):
+        await pilot.press("5")
+        timeline = own_panes(app).timeline
+        await wait_for(pilot, lambda: timeline.item_count() > 0)
+        header, row = (timeline.render_line(y).text for y in (0, 1))
+        assert header.split() == ["seq", "time", "type", "run", "execution", "summary"], header
+        seq, time, kind = row.split()[:3]
+        assert header.index("type") == row.index(f" {kind} ") + 1, (header, row)
+        assert header.index("time") == row.index(f" {time} ") + 1, (header, row)
+        assert header.index("seq") + 3 == row.index(f"{seq} ") + len(seq), (header, row)
