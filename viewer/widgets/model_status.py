@@ -28,9 +28,13 @@ LIVE_STATES: dict[str, tuple[str, str]] = {
     "live": (
         "bold green",
         "a writer holds the file (its lock, or open for writing), or it changed in the"
-        " last 30 s (not an agentgo file, whose writers all lock)",
+        " last 30 s (not an agentgo file, whose writers all lock; not a compressed file)",
     ),
-    "idle": ("yellow", "no writer at work: none holds the file, nor did it change for 30 s"),
+    "idle": (
+        "yellow",
+        "no writer at work: none holds the file, nor did it change for 30 s (an agentgo"
+        " or compressed file: none holds it)",
+    ),
     "ended": (
         "magenta",
         "the writer this view saw is gone: its lock let go, or every process seen with"
