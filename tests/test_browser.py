@@ -582,21 +582,3 @@ async def test_a_folder_that_cannot_be_read_leaves_the_others_watched(tmp_path: 
                 assert not any("are off" in str(n.message) for n in app._notifications)
     finally:
         os.chmod(root / "closed", 0o755)
-
-
-@pytest.mark.parametrize("width", [80, 100])
-async def test_the_detail_wraps_its_status_line(tmp_path: Path, width: int) -> None:
-    """The detail's second line (the status and why) was cut at 100 and 80 columns
-    (``tokens and cost at l…``): it wraps between words; the first line is cut to one."""
-    from story import write_story
-
-    write_story(tmp_path / "story.jsonl")
-    app = QuickApp(str(tmp_path))
-    async with app.run_test(size=(width, 24)) as pilot:
-        await scanned(pilot)
-        body = browser(app).query_one("#browser-detail")
-        said = " ".join(" ".join(screen_lines(app)).split())
-        assert "enter opens it, escape comes back" in said, said
-        assert body.size.height >= 3 and body.size.height <= 5, body.size
-        first = next(line for line in screen_lines(app) if "story.jsonl" in line)
-        assert len(first.rstrip()) <= width, first
