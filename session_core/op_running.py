@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from .model import Run, Transcript, unsettled_ops
-from .text import duration_text
+from .text import duration_in, duration_text
 from .times import epoch, seconds_between
 from .tool_ops import ToolOp
 
@@ -36,6 +36,10 @@ class RanAtLeast:
     def text(self) -> str:
         """``≥25.8s`` (``duration_text``, marked as a lower bound; under 0.01 s, ``≥0s``)."""
         return f"≥{duration_text(self.seconds if self.seconds >= 0.01 else 0)}"
+
+    def text_in(self, cells: int) -> str:
+        """``text`` in ``cells`` (``duration_in``: ``≥232d``, never a number cut)."""
+        return duration_in(self.seconds if self.seconds >= 0.01 else 0, cells, "≥")
 
 
 def ran_at_least(

@@ -250,6 +250,26 @@ def duration_text(seconds: float | None) -> str:
     return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
+def duration_in(seconds: float | None, cells: int, mark: str = "") -> str:
+    """``mark`` and ``duration_text`` in ``cells`` where they fit, else coarser, never a
+    number cut: ``232d12h``, then the largest unit alone (``232d``, ``12h``, ``4m``), each
+    rounded down (a running call's ``≥5580h5…`` at 80 columns)."""
+    said = duration_text(seconds)
+    if not said or seconds is None or len(mark + said) <= cells or seconds < 60:
+        return mark + said
+    whole = int(seconds)
+    days, hours = whole // 86400, whole % 86400 // 3600
+    forms = [f"{days}d{hours:02d}h"] if days else []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if whole >= size:
+            forms.append(f"{whole // size}{unit}")
+            break
+    for form in forms:
+        if len(mark + form) <= cells:
+            return mark + form
+    return mark + forms[-1]  # (wider than its column: the table scrolls, nothing cut)
+
+
 def took_text(duration: float | None, started: str | None, ended: str | None, lines: str) -> str:
     """How long a run or a call took (``duration_text``); where that, its writer's own
     timing, reads otherwise than its lines' times apart (``started`` to ``ended``, the

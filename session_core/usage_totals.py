@@ -159,16 +159,22 @@ class Usage:
         )
 
     def _described(self, *, breakdown: bool) -> str:
+        return " · ".join(self.described_parts(breakdown=breakdown))
+
+    def described_parts(self, *, breakdown: bool = True) -> list[str]:
+        """What ``describe`` (``brief``, without ``breakdown``) says, part by part: a
+        narrow header breaks its line between them, never inside one (a cost cut to
+        ``$9.8…`` at 80 columns)."""
         tokens = self.tokens
         if tokens is None:  # (a cost reported alone is still said)
-            return "unknown" if self.cost is None else f"tokens unknown · {self.describe_cost()}"
+            return ["unknown"] if self.cost is None else ["tokens unknown", self.describe_cost()]
         parts = [f"{tokens:,} tok ({self.breakdown()})" if breakdown else f"{tokens:,} tok"]
         parts.append(self.describe_cost())
         if self.responses and self.reported != self.responses:
             parts.append(f"{self.reported} of {self.responses} responses reported")
         if self.in_part:  # (an input without its output: the rest unknown, not 0)
             parts.append(f"{self.in_part} reported in part")
-        return " · ".join(parts)
+        return parts
 
     def describe_cost(self) -> str:
         if self.cost is None:

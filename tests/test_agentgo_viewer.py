@@ -495,7 +495,59 @@ async def test_the_runs_line_breaks_between_its_counts_at_80_columns(session: Pa
     """At 80 columns the header's fourth line was cut, its gaps count and the run shown
     lost (``· 8 chec…``): it breaks between its counts as the second line does."""
     async with opened_narrow(session) as (app, _pilot):
-        header = [line.strip() for line in screen_lines(app)[:7]]
+        header = [line.strip() for line in screen_lines(app)[:9]]  # (the usage on two)
         assert any(line.startswith("3 runs (2 closed, 1 interrupted)") for line in header)
         assert any("gaps" in line and line.endswith("showing all runs") for line in header), header
         assert not any(line.endswith("…") and "runs" in line for line in header)
+
+
+@pytest.mark.parametrize("width", [80, 100])
+async def test_no_checkpoint_is_said_between_words(tmp_path: Path, width: int) -> None:
+    """The Checkpoints tab of a session with none: its words broke mid-word at 100
+    columns (``… only when its host as`` / ``ks.``)."""
+    path = tmp_path / "none.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("message_end", {"message": {"kind": "user", "content": "hi there"}})
+    app = TailscopeApp(path)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        await pilot.press("4")
+        await wait_for(pilot, lambda: "No checkpoint in this" in screen_text(app))
+        lines = screen_lines(app)
+        first = next(i for i, line in enumerate(lines) if "No checkpoint in this" in line)
+        said = [line.strip(" ▌│") for line in lines[first : first + 2]]
+        message = (
+            "No checkpoint in this session. Checkpoints are optional: a run saves one only"
+            " when its host asks."
+        )
+        assert " ".join(said).startswith(message) or said[0] == message, said
+
+
+async def test_every_tabs_search_is_said_on_the_headers_first_line(session: Path) -> None:
+    """The Calls tab's search place was on the header's fourth line, the timeline's on
+    its first: both on the first now, beside the file's state, as the conversation's."""
+    async with opened(session) as (app, pilot):
+        await pilot.press("2", "slash", *"BASH", "enter")
+        await wait_for(pilot, lambda: "/BASH: 1/2" in screen_text(app))
+        first = next(line for line in screen_lines(app) if "●" in line)
+        assert "/BASH: 1/2" in first, first
+        await pilot.press("5", "slash", *"message_end", "enter")
+        await wait_for(pilot, lambda: "/message_end: " in screen_text(app))
+        first = next(line for line in screen_lines(app) if "●" in line)
+        assert "/message_end: " in first and "/BASH" not in screen_text(app), first
+
+
+async def test_the_timeline_has_a_header_row(session: Path) -> None:
+    """Every table has a row of its columns' labels; the timeline had none (its rows began
+    under the tab bar). Its labels stand over their columns, as wide as they are."""
+    async with opened(session) as (app, pilot):
+        await pilot.press("5")
+        timeline = own_panes(app).timeline
+        await wait_for(pilot, lambda: timeline.item_count() > 0)
+        header, row = (timeline.render_line(y).text for y in (0, 1))
+        assert header.split() == ["seq", "time", "type", "run", "execution", "summary"], header
+        seq, time, kind = row.split()[:3]
+        assert header.index("type") == row.index(f" {kind} ") + 1, (header, row)
+        assert header.index("time") == row.index(f" {time} ") + 1, (header, row)
+        assert header.index("seq") + 3 == row.index(f"{seq} ") + len(seq), (header, row)

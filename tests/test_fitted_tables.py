@@ -111,3 +111,25 @@ async def test_a_copied_row_holds_every_column(tmp_path: Path, kind: type[TableD
             assert started and values[labels.index("started")] == started
         else:
             assert "agent-a1" in values[labels.index("where")]
+
+
+@pytest.mark.parametrize(("width", "shown"), [(100, True), (80, False)])
+async def test_the_runs_start_goes_at_80_columns_not_100(
+    tmp_path: Path, width: int, shown: bool
+) -> None:
+    """The README says a run's start goes at 80 columns; a whole ISO time (24 cells) made
+    it go at 100 already. Its day and time (``08-09 13:10:08``) stay at 100, the prompt
+    keeping its least; ``c`` and the detail have it whole."""
+    path = story(tmp_path, torn=False)
+    async with app_loaded(path, ModelScreen, (width, 30)) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        screen.action_show_tab("runs")
+        await wait_for(pilot, lambda: bool(app.query(RunsPane)))
+        pane = app.query_one(RunsPane)
+        await wait_for(pilot, lambda: pane.table.row_count >= 1)
+        keys = [key for key, _label, _width in pane.table.columns]
+        assert ("started" in keys) is shown, keys
+        if shown:
+            started = pane.runs[0].started
+            assert started and started[5:10] in pane.table.row_cells(0)[keys.index("started")]

@@ -3,6 +3,8 @@ is listed with its description, and nothing else needs editing when a key is add
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,11 @@ async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) 
     assert "Open artifact" in text and "Open subagent" not in text  # (a detail's keys)
     for state in LIVE_STATES:  # (the header's dot, each word said: "ended" is not "idle")
         assert f"● {state}" in text, state
+    # (as the README's table says them: the compressed file's case was left out)
+    shown = html.unescape(re.sub("<[^>]+>", " ", text)).replace("\xa0", " ")
+    flat = " ".join(re.sub("[│┃▎▊]", " ", shown).split())  # (the table's borders between)
+    assert "(not an agentgo file, whose writers all lock; not a compressed file)" in flat
+    assert "(an agentgo or compressed file: none holds it)" in flat
 
 
 async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) -> None:

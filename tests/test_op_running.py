@@ -204,3 +204,42 @@ async def test_the_took_of_a_call_running_goes_on_while_its_writer_works(tmp_pat
             assert first in ("≥2m05s", "≥2m06s")
             await wait_for(pilot, lambda: took() != first, timeout=3)
             assert took() > first  # (a second on: ≥2m06s, or ≥2m07s)
+
+
+def test_a_long_duration_fits_its_cells_coarser_never_cut() -> None:
+    from session_core.text import duration_in
+
+    bound = (232 * 24 + 12) * 3600 + 5 * 60 + 9  # (5580h05m)
+    assert duration_in(bound, 10, "≥") == "≥5580h05m"
+    assert duration_in(bound, 8, "≥") == "≥232d12h"
+    assert duration_in(bound, 6, "≥") == "≥232d"
+    assert duration_in(3 * 3600 + 5 * 60, 6) == "3h05m" and duration_in(45 * 3600, 4) == "1d"
+    assert duration_in(100 * 3600 + 60, 6) == "4d04h" and duration_in(12.3, 3) == "12.3s"
+    assert duration_in(None, 6) == "" and duration_in(float("inf"), 6) == ""
+
+
+@pytest.mark.parametrize("width", [80, 160])
+async def test_a_long_running_calls_took_is_never_cut(tmp_path: Path, width: int) -> None:
+    """A call cut off 232 days before its file's last line: its took read ``≥5580h5…`` at
+    80 columns (a live file's call running since April); it is said coarser, whole."""
+    from datetime import datetime, timedelta
+
+    w = CCWriter()
+    w.user("test it")
+    w.assistant("m1", [text("Testing."), tool_use("t1", "Bash", command="mix test")])
+    w.progress("t1", {"type": "bash_progress", "output": "0 passed", "elapsedTimeSeconds": 0})
+    start = datetime.fromisoformat(w.lines[-2]["timestamp"].replace("Z", "+00:00"))
+    later = start + timedelta(days=232, hours=12, minutes=5)
+    w.lines[-1]["timestamp"] = later.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    path = w.write(tmp_path / "cut.jsonl")
+    os.utime(path, (path.stat().st_mtime - 3600,) * 2)
+    app = TailscopeApp(path)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.file_screen
+        await pilot.press("2")
+        await wait_for(pilot, lambda: screen.ops.table.row_count == 1)
+        room = dict((key, w) for key, _, w in screen.ops.table.columns)["duration"]
+        (took,) = column(screen.ops.table, "duration")
+        assert len(took) <= room and took.startswith("≥232d"), (took, room)
+        assert not any("≥5580h" in line and "…" in line for line in screen_lines(app))

@@ -316,3 +316,26 @@ async def test_the_runs_list_is_no_wider_than_its_columns(transcript: Path) -> N
         assert table.size.width <= used + 2  # (its scroll bar)
         assert [key for key, _, _ in table.columns] == ["run", "ts", "facts", "sections", "changed"]
         assert app.query_one("#run-detail").size.width >= 45
+
+
+async def test_a_focused_section_is_scrolled_into_view(transcript: Path) -> None:
+    """At 80x24 the run's lines and its facts took the detail's height: ``enter`` went
+    into sections never seen, and ``j`` seemed to do nothing. The detail scrolls whole,
+    to the section focused; at 80 columns a fact's number has gone, how it compares not."""
+    app = runs_app(transcript)
+    async with app.run_test(size=(80, 14)) as pilot:
+        pane = await goto_run(pilot, 1)
+        detail = pane.query_one("#run-detail")
+        assert [key for key, _, _ in pane.facts_table.columns] == ["key", "value", "vs"]
+        await pilot.press("enter")
+        sections = pane.section_views()
+        assert len(sections) >= 2
+        for step in range(len(sections)):
+            await pilot.pause(0.1)
+            focused = sections[step]
+            assert app.focused is focused
+            assert detail.region.contains_region(focused.region.intersection(detail.region))
+            assert focused.region.y >= detail.region.y and (
+                focused.region.y < detail.region.bottom
+            ), (step, focused.region, detail.region)
+            await pilot.press("j")

@@ -411,3 +411,15 @@ async def test_an_answered_call_with_no_start_says_its_time_is_not_known(tmp_pat
         await wait_for(pilot, lambda: table.row_count == 1)
         assert column(table, "state") == ["answered, no dispatch record"]
         assert column(table, "duration") == ["?"]
+
+
+def test_the_arguments_keep_what_the_readme_says_at_80_columns() -> None:
+    """The README's figures, measured: 43 cells beside settled states and a 12-cell tool
+    column; beside v1's crash states' short labels, 30 to 36 (it said 43 of those too)."""
+    from session_core.tool_ops import STATE_SHORT_LABELS
+    from viewer.widgets.model_panes import op_widths
+
+    short = sorted({len(label) for label in STATE_SHORT_LABELS.values()})
+    assert short == [19, 20, 22]
+    assert op_widths(80, len("completed"), 12)["args"] == 43
+    assert op_widths(80, 22, 12)["args"] == 30 and op_widths(80, 20, 8)["args"] == 36

@@ -339,8 +339,10 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
     return holds(haystack, fold(needle))
 
 
-def detail(summary: FileSummary, shown_path: str) -> Text:
-    """Two lines about the selected file: where and when, then what is wrong with it."""
+def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
+    """Two lines about the selected file: where and when, then what is wrong with it;
+    ``width``: the first cut to it, the second wrapped between words onto more lines (its
+    reason was cut at 100 columns: ``tokens and cost at l…``)."""
     first = Text(no_wrap=True, overflow="ellipsis", end="")
     first.append(name_line(shown_path), style="bold")  # (the session column shows its title)
     facts = [summary.format or "", f"{summary.size:,} bytes"]
@@ -385,8 +387,10 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
     if family:
         second.append("".join(f" · {fact}" for fact in family), style="dim")
     second.append("   enter opens it, escape comes back", style="dim")
+    if width > 0:
+        first.truncate(width, overflow="ellipsis")
     joined = Text("\n").join([first, second])
-    joined.no_wrap, joined.overflow = True, "ellipsis"
+    joined.no_wrap, joined.overflow = width <= 0, "ellipsis" if width <= 0 else "fold"
     return joined
 
 

@@ -102,6 +102,11 @@ class PaneSet:
         """What that tab's own search last looked for (None: it has no search)."""
         return None
 
+    def search_said(self, tab: str) -> str:
+        """Where that tab's own search is (``/bash: 2/3``), said on the header's first line
+        as every tab's search is ("": none)."""
+        return ""
+
     def search(self, tab: str, term: str) -> int | None:
         """``/`` on one of these panes' tabs: how many matches of ``term`` it found and
         shows (None: the tab has no search of its own, the conversation is searched)."""

@@ -156,10 +156,7 @@ class AgentGoPanes(PaneSet):
     # -- what the header and the runs tab say -------------------------------------------
 
     def status(self) -> list[str]:
-        said = ""
-        if self._built and self.screen.query_one(TabbedContent).active == "calls":
-            said = self.calls.match_text()  # (on its tab alone: it was said on every tab)
-        return [said, *self._status] if said else self._status  # (first: seen)
+        return self._status
 
     def _status_line(self) -> list[str]:
         view = self.view
@@ -262,6 +259,11 @@ class AgentGoPanes(PaneSet):
 
     def search_term(self, tab: str) -> str | None:
         return self.calls.search_term if tab == "calls" else None
+
+    def search_said(self, tab: str) -> str:
+        # (on its tab alone: it was said on every tab; on the first line, as the
+        # timeline's is: it was on the fourth)
+        return self.calls.match_text() if tab == "calls" and self._built else ""
 
     def search(self, tab: str, term: str) -> int | None:
         return self.calls.search(term) if tab == "calls" else None

@@ -208,6 +208,7 @@ class BrowserScreen(DirectoryWatch):
         if self._fit(event.size.width):
             self.table.set_columns(self._columns())
         self._refresh_title()  # (the root is fitted to the width; the rest is as it was)
+        self._refresh_detail()  # (its first line cut to the width, its second wrapped)
 
     # -- scanning ---------------------------------------------------------------
 
@@ -470,7 +471,7 @@ class BrowserScreen(DirectoryWatch):
         body = self.query_one("#browser-detail", Static)
         if summary is not None:
             shown = os.path.join(self.root, summary.rel) if len(self.bases) == 1 else summary.path
-            body.update(detail(summary, shown))
+            body.update(detail(summary, shown, self.size.width - 2))  # (its padding)
         elif self.scanning:
             body.update(Text("reading the directory…", style="dim"))
         elif self.rows:  # (none shown: the table's first row says why, once)

@@ -337,7 +337,11 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         searched = view.search_status()
         if self.search_term_in_tab() is not None:  # the tab's own search, not the
             own = self._own_search()  # conversation's, which its n does not step through
-            searched = own.search_said(own.search_term, own.searching) if own else ""
+            if own is not None:
+                searched = own.search_said(own.search_term, own.searching)
+            else:  # (a format's pane's own: agentgo's calls)
+                tab = self.query_one(TabbedContent).active
+                searched = self.panes.search_said(tab) if self.panes is not None else ""
         extra = f"{extra} · {searched}" if extra and searched else extra or searched
         # (a filter said, so that what it hides is not taken for not there: on the tool
         # operations, theirs, which ``f`` there sets)

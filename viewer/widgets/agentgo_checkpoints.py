@@ -86,10 +86,15 @@ class SnapshotView(LinesView):
         cls._HIGHLIGHT.highlight(line)
         return line
 
+    def block_height(self, index: int, width: int) -> int:
+        if self.entries[index][0] == "json":
+            return super().block_height(index, width)
+        return len(self.block_lines(index, width))  # (prose: its wrapping's, made)
+
     def block_lines(self, index: int, width: int) -> list[Text]:
         style, text = self.entries[index]
-        if style != "json":
-            return super().block_lines(index, width)
+        if style != "json":  # (prose, as the empty tab's words: "as" / "ks." at 100 columns)
+            return wrap(text, width, style, words=True)
         out = wrap(text, width)
         for line in out:
             self._HIGHLIGHT.highlight(line)  # (a string cut by the wrap: its pieces, plain)

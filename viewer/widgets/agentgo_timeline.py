@@ -15,6 +15,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.strip import Strip
 
 from session_core.agentgo.records import NO_SEQ, Records
 from session_core.agentgo.search import RecordSearch
@@ -65,6 +66,7 @@ FALLBACK_STYLES: dict[str, str] = {
     "timeline--dim": "dim",
     "timeline--cursor": "reverse",
     "timeline--match": "bold black on yellow",
+    "timeline--header": "bold",
 }
 
 
@@ -81,6 +83,7 @@ class TimelineView(RowSearch):
     COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
     FALLBACK_STYLES: ClassVar[Mapping[str, str]] = FALLBACK_STYLES
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "open_call", "Open call")]
+    HEADER = 1  # its columns' labels, as every table has (it had none)
 
     @dataclass
     class OpenCall(Message):
@@ -173,6 +176,23 @@ class TimelineView(RowSearch):
             columns = [column for column in columns if column[0] != "run"]
         fitted = fitted_columns(columns, width + SCROLLBAR + 1, "summary", LEAST_SUMMARY, DROPPED)
         return {key for key, _, _ in fitted}
+
+    def header_strip(self, y: int) -> Strip:
+        """The columns' labels, each over its column as ``item_lines`` lays them out."""
+        width = self.content_width
+        shown = self._shown_columns(width)
+        digits = max(3, len(str(len(self.view.records))))
+        line = Text(" " + f"{'seq':>{digits}} ", no_wrap=True, end="")
+        cells = TIME_WIDTH - 1 + (FRACTION_WIDTH if "fraction" in shown else 0)
+        line.append(f"{'time':<{cells}} {'type':<{TYPE_WIDTH - 1}} ")
+        if self.run_id is None and "run" in shown:
+            line.append(f"{'run':<{RUN_WIDTH - 1}} ")
+        if "exec" in shown:
+            line.append(f"{'execution':<{EXEC_WIDTH - 1}} ")
+        line.append("summary")
+        line.stylize(self._style("header"))
+        line.truncate(width, overflow="ellipsis", pad=True)
+        return Strip(list(line.render(self.app.console)), width)
 
     def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         view = self.view

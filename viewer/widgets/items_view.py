@@ -56,6 +56,7 @@ from .item_text import (
     item_facts,
     parts_hold,
 )
+from .row_head_fit import fitted_head
 
 ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
@@ -377,9 +378,14 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
                 if facts:
                     first.append((f"  {facts.pop(0)}", "dim"))
                 said[:0] = first
+        # (the time, then the model, then the usage go whole before a number is cut)
+        least = [one_line(v, n) for v, n in ((item.ts, 30), (item.model, 40)) if v]
+        kept = facts[:1] if facts and facts[0] == item_facts(item)[0] else []
+        least += [fact for fact in reversed(facts) if fact not in kept]
+        said, facts = fitted_head(text.cell_len, said, facts, least, width)
         for words, style in said:
             text.append(words, self._s(style))
-        text.append("  " + " · ".join(facts), self._s("dim"))
+        text.append("  " + " · ".join(facts) if facts else "", self._s("dim"))
         text.truncate(width, overflow="ellipsis")
         return text
 

@@ -29,7 +29,7 @@ from session_core.model import (
 )
 from session_core.op_running import ANSWERED_UNSETTLED, RanAtLeast, ran_by_call
 from session_core.search import OpSearch, main_argument, op_arguments
-from session_core.text import count, duration_text, took_text
+from session_core.text import count, duration_in, duration_text, took_text
 from session_core.tool_ops import STATE_LABELS, state_label, state_tone
 
 from ..safe import fit_path, one_line, one_line_text
@@ -38,6 +38,7 @@ from .block_view import Entry, ProseLines
 from .line_list import highlight
 from .ops_filter import OpsFilter
 from .row_search import RowSearch
+from .run_context import day_clock
 from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
@@ -338,7 +339,7 @@ class OpsPane(Vertical):
             elif key == "args":
                 cells.append(Text(fit_op_arguments(op.arguments, width), end="", no_wrap=True))
             elif key == "duration":
-                cells.append(Text(self._took(op), end=""))
+                cells.append(Text(self._took(op, width), end=""))
             else:
                 cells.append(Text(f"{op.line:,}" if op.line else "", end=""))
         if term:  # (where a cell shows it: it may be in the result, not shown)
@@ -347,14 +348,14 @@ class OpsPane(Vertical):
                 highlight(cell, term, style)
         return cells
 
-    def _took(self, op: ToolOp) -> str:
-        """How long ``op`` took; one not ended, at least how long (``ran_at_least``); one
-        answered that never ended and cannot be timed (no start), ``?``: never a blank,
-        which read as a column not filled."""
+    def _took(self, op: ToolOp, cells: int) -> str:
+        """How long ``op`` took, in ``cells`` (``duration_in``); one not ended, at least how
+        long (``ran_at_least``); one answered that never ended and cannot be timed (no
+        start), ``?``: never a blank, which read as a column not filled."""
         ran = self.ran.get((op.call_id, op.line)) if op.duration is None else None
         if ran is not None:
-            return ran.text
-        took = duration_text(op.duration)
+            return ran.text_in(cells)
+        took = duration_in(op.duration, cells)
         return "?" if not took and op.state in ANSWERED_UNSETTLED else took
 
     @property
@@ -393,7 +394,7 @@ class OpsPane(Vertical):
 RUN_COLUMNS: list[Column] = [
     ("n", "#", 4),
     ("state", "state", 12),
-    ("started", "started", 24),
+    ("started", "started", 14),  # (its day and time: at 100 columns the 24 of a whole ISO one went)
     ("duration", "took", 8),
     ("items", "items", 6),
     ("usage", "usage", 16),
@@ -507,7 +508,7 @@ class RunsPane(TableDetail):
         return {
             "n": Text(str(index + 1), end=""),
             "state": tone_text(run.state, RUN_TONES.get(run.state, "info")),
-            "started": Cut(one_line(run.started, 24), run.started),
+            "started": Cut(day_clock(run.started), run.started),  # (c copies it whole)
             "duration": Text(duration_text(run.duration), end=""),
             "items": Text(str(run.items), end=""),
             "usage": Text("the parent's" if run.copied else usage_short(run.usage), end=""),

@@ -28,9 +28,13 @@ LIVE_STATES: dict[str, tuple[str, str]] = {
     "live": (
         "bold green",
         "a writer holds the file (its lock, or open for writing), or it changed in the"
-        " last 30 s (not an agentgo file, whose writers all lock)",
+        " last 30 s (not an agentgo file, whose writers all lock; not a compressed file)",
     ),
-    "idle": ("yellow", "no writer at work: none holds the file, nor did it change for 30 s"),
+    "idle": (
+        "yellow",
+        "no writer at work: none holds the file, nor did it change for 30 s (an agentgo"
+        " or compressed file: none holds it)",
+    ),
     "ended": (
         "magenta",
         "the writer this view saw is gone: its lock let go, or every process seen with"
@@ -120,25 +124,32 @@ def top_line(name: str, title: str, view: str, state: Text, width: int) -> Text:
     return top
 
 
-def counts_lines(lead: Text, said: list[Text], meta: Text, width: int) -> list[Text]:
+def counts_lines(lead: Text, said: list[Text], meta: Sequence[Text], width: int) -> list[Text]:
     """The header's counts (``lead``, then each of ``said``) in ``width`` cells: on as many
     lines as they take, broken between counts (at 80 columns one line lost the last,
-    "6 elisions"), then ``meta`` (cut where it does not fit: the counts come first)."""
+    "6 elisions"), then ``meta``'s facts after them, broken between facts by the same rule
+    (at 80 columns a Codex file's ``model=`` was cut off, and its last count with it)."""
     line = Text(" ", no_wrap=True, end="")
     line.append_text(lead)
     lines = [line]
     for index, words in enumerate(said):
         sep = "" if index == 0 and not lead else " " if index == 0 else " · "
-        if index and line.cell_len + len(sep) + words.cell_len > width:
-            line = Text(" ", no_wrap=True, end="")
-            lines.append(line)
-            sep = ""
-        line.append(sep)
-        line.append_text(words)
-    if meta:
-        line.append("  ")
-        line.append_text(meta)
+        _put(lines, sep, words, width)
+    for index, fact in enumerate(meta):
+        _put(lines, "  " if index or lines[-1].cell_len > 1 else "", fact, width)
     return lines
+
+
+def _put(lines: list[Text], sep: str, words: Text, width: int) -> None:
+    """``words`` after ``sep`` on the last of ``lines``, or on a new line where they do
+    not fit on it (a part never broken: one wider than a line alone is cut at its end)."""
+    line = lines[-1]
+    if line.cell_len > 1 and line.cell_len + cell_len(sep) + words.cell_len > width:
+        line = Text(" ", no_wrap=True, end="")
+        lines.append(line)
+        sep = ""
+    line.append(sep)
+    line.append_text(words)
 
 
 class ModelStatus(Static):
@@ -157,8 +168,8 @@ class ModelStatus(Static):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._top: tuple[str, str, str, Text] = ("", "", "", Text())
-        self._counts: tuple[Text, list[Text], Text] = (Text(), [], Text())
-        self._rows: list[Text] = []  # the lines below the counts, as last shown
+        self._counts: tuple[Text, list[Text], list[Text]] = (Text(), [], [])
+        self._usage: list[Text] = []  # the usage's parts, broken between them as the counts
         self._note: list[Text] = []  # a format's own panes' words, broken between them
 
     def show(
@@ -236,33 +247,36 @@ class ModelStatus(Static):
             f"{key}={one_line(str(value), 50)}"
             for key, value in header_meta(transcript.meta, transcript.format)
         ]
-        meta = Text()
-        if facts or not any(v not in (None, "") for v in transcript.meta.values()):
+        if not facts and not any(v not in (None, "") for v in transcript.meta.values()):
             # ("no meta yet" only before there is any: a v1 file's agent=x, said on its own
             # line, read "no meta yet" here)
             # ("yet" only before a line is read: a v1 file's empty meta read "no meta yet")
-            empty = "no meta yet" if not transcript.lines else "no meta"
-            meta.append("  ".join(facts) if facts else empty, "dim")
-        self._counts = (lead, said, meta)
+            facts = ["no meta yet" if not transcript.lines else "no meta"]
+        self._counts = (lead, said, [Text(fact, "dim") for fact in facts])
 
-        usage = Text(" ", no_wrap=True, end="")
-        if partial:
-            usage.append("the file's end alone: ", "italic")
+        usage = [Text("the file's end alone: ", "italic")] if partial else [Text()]
         own, both = transcript.usage, transcript.usage_with_subagents
-        if both is None:
-            usage.append(f"usage {own.describe()}")
-        elif not any(s.counted for s in transcript.subagents):  # (a total of nothing more)
-            usage.append(f"usage {own.describe()}")
-            usage.append(f" · {transcript.with_subagents_text()}", "dim")
+        if both is None or not any(s.counted for s in transcript.subagents):
+            described = own.described_parts()
+            usage[0].append(f"usage {described[0]}")
+            usage.extend(Text(part) for part in described[1:])
+            if both is not None:  # (a total of nothing more)
+                usage.append(Text(transcript.with_subagents_text(), "dim"))
         else:  # the totals first: the breakdowns would push the session's off the line
-            usage.append(f"usage {own.brief()} · {transcript.with_subagents_text()} ")
-            usage.append(both.brief(), "bold")
+            brief = own.described_parts(breakdown=False)
+            usage[0].append(f"usage {brief[0]}")
+            usage.extend(Text(part) for part in brief[1:])
+            total = both.described_parts(breakdown=False)
+            with_them = Text(f"{transcript.with_subagents_text()} ")
+            with_them.append(total[0], "bold")
+            usage.append(with_them)
+            usage.extend(Text(part, "bold") for part in total[1:])
             if own.tokens is not None:
-                usage.append(f" · this file {own.breakdown()}", "dim")
+                usage.append(Text(f"this file {own.breakdown()}", "dim"))
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
-            usage.append(f" · limits {rate_limits_text(limits)}", "dim")
-        self._rows = [usage]
+            usage.append(Text(f"limits {rate_limits_text(limits)}", "dim"))
+        self._usage = usage
         # (broken between its parts as the counts are: at 80 columns one line cut off
         # agentgo's gaps and the run shown; given as parts, never split at " · ", which
         # a part's own value may hold: an agent's name, a search term)
@@ -270,14 +284,15 @@ class ModelStatus(Static):
         self._draw()
 
     def on_resize(self) -> None:
-        if self._rows:
+        if self._usage:  # (shown once)
             self._draw()
 
     def _draw(self) -> None:
         width = self.size.width or 200
-        rows = [top_line(*self._top, width), *counts_lines(*self._counts, width), *self._rows]
+        rows = [top_line(*self._top, width), *counts_lines(*self._counts, width)]
+        rows.extend(counts_lines(Text(), self._usage, [], width))
         if self._note:
-            rows.extend(counts_lines(Text(), self._note, Text(), width))
+            rows.extend(counts_lines(Text(), self._note, [], width))
         if self.styles.height is None or self.styles.height.value != len(rows):
             self.styles.height = len(rows)  # (the counts on two lines, or back on one)
         lines = Text("\n", no_wrap=True, overflow="ellipsis").join(rows)

@@ -217,13 +217,15 @@ class RunContextPane(Horizontal, FocusPane):
 
     def compose(self) -> ComposeResult:
         yield FittedTable(RUN_COLUMNS, self._row_cells, RUNS_FIT, id="runs")
-        with Vertical(id="run-detail"):
+        # The detail scrolls as a whole, its sections below the facts (at 80x24 the
+        # facts left the sections no line: a section focused was never seen)
+        with VerticalScroll(id="run-detail"):
             yield WidthStatic(
                 Text("No run context in this transcript yet.", style="dim"), id="run-header"
             )
             yield FittedTable(_fact_columns([]), self._fact_cells, FACTS_FIT, id="run-facts")
             yield Static(Text("sections", style="bold"), id="run-sections-title")
-            yield VerticalScroll(id="run-sections")
+            yield Vertical(id="run-sections")
 
     @property
     def runs_table(self) -> FittedTable:
@@ -342,7 +344,7 @@ class RunContextPane(Horizontal, FocusPane):
         previous = runs[index - 1] if index > 0 else None
         self.query_one("#run-header", WidthStatic).show(partial(self._header, index, run, previous))
         self._fill_facts(run, previous)
-        container = self.query_one("#run-sections", VerticalScroll)
+        container = self.query_one("#run-sections", Vertical)
         container.remove_children()
         infos = run_sections(state, run, previous)
         run_id = str(run.get("id"))
