@@ -261,11 +261,12 @@ class AgentGoTally:
             why.append(f"{calls} call{'s' if calls != 1 else ''} without a terminal event")
         return "; ".join(why) or None
 
-    def unstarted(self) -> str | None:
+    def unstarted(self, writer_gone: bool = False) -> str | None:
         """The calls asked for that no execution is of, in ``check``'s words (the last
-        run's not dispatched yet while it is open); None: none."""
-        open_run = self.last_run if self.last_run in self.open_runs else None
-        said = self.asks.counts(open_run)
+        run's not dispatched yet while it is open: its writer may be at work; never
+        dispatched once ``writer_gone``, as ``unstarted_state`` says); None: none."""
+        at_work = not writer_gone and self.last_run in self.open_runs
+        said = self.asks.counts(self.last_run if at_work else None)
         words = [
             f"{count(said[state], 'call')} {state_label(state)}"
             for state in ("never-dispatched", "not-dispatched-yet")
