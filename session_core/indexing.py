@@ -32,7 +32,7 @@ import msgspec
 import orjson
 
 from .facts import _ROLES, LINES_COUNTED
-from .item_heights import blank_head
+from .item_heights import json_blank_head, text_rows
 from .message import raku_str
 from .message_usage import said
 
@@ -145,11 +145,19 @@ def content_lines(raw: msgspec.Raw, limit: int) -> int:
         return 1
     text = bytes(raw)
     lines = _counted_lines(text, limit)
-    # (a text that begins blank, rare: decoded, told whether its folded rows are all
-    # blank, which fold to one note: ``item_heights.text_rows``, as ``facts`` does)
-    if lines > 1 and text[1:2] in (b" ", b"\\") and blank_head(raku_str(loads_payload(text))):
-        return 1
+    # (a text whose folded rows are all blank folds to one note: ``text_rows``, as
+    # ``facts`` says; told from the string's leading whitespace as written)
+    if lines > 1:
+        if text[:1] != b'"':  # (not a string, rare: its text, as ``facts`` makes it)
+            return 1 if text_rows(raku_str(loads_payload(text))) == 1 else lines
+        if text[1:2] not in _WORD_FIRST and json_blank_head(text):
+            return 1
     return lines
+
+
+# The first bytes of a JSON string that no whitespace begins with (most texts): ASCII
+# but space and backslash (``json_blank_head`` reads the rest: a raw U+3000, an escape).
+_WORD_FIRST = frozenset(bytes((b,)) for b in range(0x21, 0x80) if b != 0x5C)
 
 
 def _counted_lines(text: bytes, limit: int) -> int:

@@ -3,6 +3,7 @@ its first parts): worked out from its parts, or from the shape of its line alone
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,42 @@ def blank_head(text: str) -> bool:
     return not (text if end < 0 else text[:end]).strip()
 
 
+# Every character ``str.isspace`` (and so ``strip``) takes, in Python 3.11's Unicode:
+# ``test_blank_text`` checks it against ``isspace`` over all of Unicode.
+SPACES = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def _json_space() -> re.Pattern[bytes]:
+    """A run of whitespace in a JSON string as written: each character raw (UTF-8) or
+    as its escape, in any case of hex digits (writers differ)."""
+    tokens = [rb" ", rb"\\[ntrf]"]  # (the usual first: \b is no whitespace)
+    for char in SPACES:
+        if ord(char) > 0x20:  # (JSON has no raw control characters)
+            tokens.append(re.escape(char.encode()))
+        hexes = "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{ord(char):04x}")
+        tokens.append(rb"\\u" + hexes.encode())
+    return re.compile(b"(?:" + b"|".join(tokens) + b")*")
+
+
+_JSON_SPACE = _json_space()
+_JSON_NEWLINES = (b"\\n", b"\\u000a", b"\\u000A")
+
+
+def json_blank_head(text: bytes) -> bool:
+    """``blank_head`` of the JSON string ``text`` (``"``-quoted, as written), told from
+    its leading whitespace alone: nothing decoded, nothing read past its first word."""
+    found = _JSON_SPACE.match(text, 1)
+    end = found.end() if found else 1
+    if text[end : end + 1] == b'"':  # (a raw ``"`` ends the string: it is all blank)
+        return True
+    # (every escape in the run is whitespace: each ``\\n`` in it is a newline)
+    spaces = text[1:end]
+    return sum(spaces.count(newline) for newline in _JSON_NEWLINES) >= FOLD_LINES
+
+
 def grown_height(height: int, before: int, parts: Sequence[Part]) -> int:
     """``folded_height`` of an item of ``before`` parts (``height`` rows) with ``parts``
     added: it grows by the parts still shown, as ``folded_height`` counts them."""
@@ -66,9 +103,11 @@ def shape_height(text_lines: int, others: int) -> int:
 __all__ = [
     "FOLD_LINES",
     "FOLD_PARTS",
+    "SPACES",
     "blank_head",
     "folded_height",
     "grown_height",
+    "json_blank_head",
     "shape_height",
     "text_rows",
 ]

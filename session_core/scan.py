@@ -149,6 +149,10 @@ class FileSummary:
     # the calls a message asked for that no execution is of, in ``check``'s words ("1 call
     # never dispatched"): agentgo's, whose loop said it ended (an open run is a gap)
     unstarted: str | None = None
+    # ...as read with its writer at work and with it gone (its open run cut off: "never
+    # dispatched", not "not dispatched yet"), where the two differ: ``settle_status``
+    # says the one that holds by the writer-alive rule, as ``check`` does
+    unstarted_by_writer: tuple[str, str] | None = None
     crash_tail: bool = False
     # v1: its last message is no answer of the model's (``ops.cut_off``): ``reason`` says
     # how that stands as of the status (``settle_status``) beside what else is open
@@ -268,6 +272,8 @@ def settle_status(
     summary.locked = table.holds(summary.device, summary.inode)
     if summary.locked:
         table.note(summary.path, summary.device, summary.inode)
+    if summary.unstarted_by_writer is not None:
+        _unstarted_now(summary, summary.unstarted_by_writer, fmt, now)
     end = _v1_end(summary, fmt, now) if summary.unanswered and unread is None else None
     at_work = _work_goes_on(summary, fmt, now) if unread is None else False
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
@@ -372,6 +378,15 @@ def _v1_end(summary: FileSummary, fmt: Format, now: float | None) -> OpState | N
     said = CUT_OFF_SAID.get(end or "")
     summary.reason = "; ".join(w for w in (summary.left_open, said) if w) or None
     return end
+
+
+def _unstarted_now(
+    summary: FileSummary, said: tuple[str, str], fmt: Format, now: float | None
+) -> None:
+    """The calls no execution is of, as ``check`` says them as of ``now``: not dispatched
+    yet while the writer may be at work, never dispatched once it is gone."""
+    alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
+    summary.unstarted = said[1] if alive is False else said[0]
 
 
 def _work_goes_on(summary: FileSummary, fmt: Format, now: float | None) -> bool:

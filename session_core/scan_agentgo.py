@@ -113,7 +113,10 @@ def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
     lower_bounds(summary, tally.usage)
     summary.pending = len(tally.open_runs) + len(tally.open_calls)
     summary.failed_runs = len(tally.failed_runs)
-    summary.unstarted = tally.unstarted()
+    # (said as of the row's status, by its writer: ``scan.settle_status``)
+    summary.unstarted = at_work = tally.unstarted()
+    gone = tally.unstarted(writer_gone=True)
+    summary.unstarted_by_writer = (at_work, gone) if at_work and gone and gone != at_work else None
     gaps = tally.gaps()
     why = [gaps] if gaps else []
     if summary.crash_tail:

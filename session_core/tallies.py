@@ -14,7 +14,7 @@ from typing import IO, Any
 from .block_lines import whole_line_runs
 from .errors import TranscriptError
 from .facts import ends_a_run
-from .formats.agentgo.asked import AskTally
+from .formats.agentgo.asked import AskTally, ids_asked
 from .indexing import LAZY, IndexError_
 from .item_ends import LAST_LOOK
 from .message_usage import counts_as_turn, exec_end_usage, v1_usage
@@ -230,13 +230,17 @@ class AgentGoTally:
             message = data.get("message")
             if isinstance(message, dict):
                 self.messages += 1
-                self.asks.message(message, seq if type(seq) is int else 0, run_id or "")
                 self.title = self.title or agentgo_prompt(message)
                 parts = message.get("content")
                 if isinstance(parts, list):
-                    self.calls += sum(
-                        1 for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"
-                    )
+                    calls = [
+                        p for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"
+                    ]
+                    self.calls += len(calls)
+                    if calls and message.get("tool_call_id") is None:  # (``asked_ids``)
+                        self.asks.asked(
+                            ids_asked(calls), seq if type(seq) is int else 0, run_id or ""
+                        )
         execution = record.get("execution")
         if isinstance(execution, dict):
             attempt = execution.get("attempt")
@@ -261,11 +265,12 @@ class AgentGoTally:
             why.append(f"{calls} call{'s' if calls != 1 else ''} without a terminal event")
         return "; ".join(why) or None
 
-    def unstarted(self) -> str | None:
+    def unstarted(self, writer_gone: bool = False) -> str | None:
         """The calls asked for that no execution is of, in ``check``'s words (the last
-        run's not dispatched yet while it is open); None: none."""
-        open_run = self.last_run if self.last_run in self.open_runs else None
-        said = self.asks.counts(open_run)
+        run's not dispatched yet while it is open: its writer may be at work; never
+        dispatched once ``writer_gone``, as ``unstarted_state`` says); None: none."""
+        at_work = not writer_gone and self.last_run in self.open_runs
+        said = self.asks.counts(self.last_run if at_work else None)
         words = [
             f"{count(said[state], 'call')} {state_label(state)}"
             for state in ("never-dispatched", "not-dispatched-yet")

@@ -66,3 +66,56 @@ def test_every_call_dispatched_leaves_the_row_finished(tmp_path: Path) -> None:
     row = scan_file(path)
     assert (row.status, row.reason, row.unstarted) == ("finished", None, None)
     assert "every run and tool operation ended" in detail(row, str(path)).plain
+
+
+def _left_open(path: Path, *, error: bool = False) -> Path:
+    """``write_asks`` of one call cut off before its run closed: its loop's end (an error
+    where ``error``) and no ``run_close``; its writer gone."""
+    write_asks(path, both=False)
+    lines = path.read_bytes().splitlines(keepends=True)
+    kept = lines[:-2]  # (the agent_end and the run_close)
+    if error:
+        end = lines[-2].replace(b'"stop_reason": "end_turn"', b'"error": "boom"')
+        end = end.replace(b'"stop_reason":"end_turn"', b'"error":"boom"')
+        assert b"boom" in end
+        kept.append(end)
+    path.write_bytes(b"".join(kept))
+    return path
+
+
+def test_a_crashed_row_says_never_dispatched_as_check_does(tmp_path: Path) -> None:
+    """Its writer gone, its open run is cut off: the row said "not dispatched yet" beside
+    "crashed" where ``check`` said "never dispatched" (by the writer-alive rule)."""
+    path = _left_open(tmp_path / "open.jsonl")
+    note = by_name("agentgo-v1").check(path)
+    assert "1 call never dispatched" in note and "not dispatched yet" not in note, note
+    for budget in (None, 2_000):  # whole, and its head and a tail window
+        row = scan_file(path) if budget is None else scan_file(path, budget=budget, window=3000)
+        assert (row.status, row.unstarted) == ("crashed", "1 call never dispatched"), budget
+        shown = detail(row, str(path)).plain
+        assert "never dispatched" in shown and "yet" not in shown, shown
+
+
+def test_a_live_row_says_not_dispatched_yet_as_check_does(tmp_path: Path) -> None:
+    """While its writer holds the file, its run open: "not dispatched yet", both ways."""
+    path = tmp_path / "live.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("agent_start")
+        run.record("model_request", REQUEST, execution=model("m1"))
+        run.record("model_exec_end", {"message": ASKS, "usage": USAGE}, execution=model("m1"))
+        run.record("message_end", {"message": ASKS})
+        note = by_name("agentgo-v1").check(path)
+        row = scan_file(path)
+        assert "2 calls not dispatched yet" in note, note
+        assert (row.status, row.unstarted) == ("live", "2 calls not dispatched yet")
+    row = scan_file(path)  # (its writer gone)
+    assert row.unstarted == "2 calls never dispatched" in by_name("agentgo-v1").check(path)
+
+
+def test_a_failed_run_left_open_is_failed_and_interrupted(tmp_path: Path) -> None:
+    path = _left_open(tmp_path / "failed.jsonl", error=True)
+    note = by_name("agentgo-v1").check(path)
+    assert "1 run interrupted, 1 run failed" in note, note
+    shown = detail(scan_file(path), str(path)).plain
+    assert "without run_close" in shown and "1 run failed" in shown, shown

@@ -8,11 +8,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from rich.cells import cell_len
 from textual.app import App, ComposeResult
 
 from session_core.agentgo.reader import read_view
 from viewer.demo import simulate_run
 from viewer.widgets.agentgo_timeline import TimelineView
+
+WIDE_TIME = "午前十時三十分ちょうど頃"  # (no timestamp, each character 2 cells)
+CUT = {
+    ("sometime on a Tuesday afternoon, roughly", 150): "sometime on a Tues…",
+    ("sometime on a Tuesday afternoon, roughly", 78): "sometim…",
+    (WIDE_TIME, 150): "午前十時三十分ちょ… ",  # (18 cells and a space: 19)
+    (WIDE_TIME, 78): "午前十… ",  # (7 cells and a space: 8)
+}
 
 
 class Host(App[None]):
@@ -58,15 +68,18 @@ async def test_narrow_rows_drop_columns_and_keep_the_summary(tmp_path: Path) -> 
             assert len(summary) >= min(30, width - 40) and len(summary) > 10
 
 
-async def test_a_time_that_does_not_parse_keeps_to_its_column(tmp_path: Path) -> None:
+@pytest.mark.parametrize("time", ["sometime on a Tuesday afternoon, roughly", WIDE_TIME])
+async def test_a_time_that_does_not_parse_keeps_to_its_column(tmp_path: Path, time: str) -> None:
     """A record's time that is no timestamp was shown as written, up to 22 cells, in a
     column of 19 (8 once the fraction goes): the type and all after it pushed along, and
-    the row, cut at the width, lost its summary's end. It is cut to the column (``…``)."""
+    the row, cut at the width, lost its summary's end. It is cut to the column (``…``),
+    by cells: one of wide characters was cut by cells and padded by characters (12
+    cells in a column of 9), and ran over it all the same."""
     path = _session(tmp_path)
     lines = path.read_bytes().splitlines(keepends=True)
     record = json.loads(lines[1])
     assert record["type"] == "run_start"
-    record["time"] = "sometime on a Tuesday afternoon, roughly"
+    record["time"] = time
     lines[1] = json.dumps(record).encode() + b"\n"
     path.write_bytes(b"".join(lines))
     view = read_view(str(path))
@@ -77,6 +90,7 @@ async def test_a_time_that_does_not_parse_keeps_to_its_column(tmp_path: Path) ->
         for width in (150, 78):
             good = timeline.item_lines(2, width, False)[0].plain  # (agent_start: a real time)
             bad = timeline.item_lines(1, width, False)[0].plain
-            assert good.index("agent_start") == bad.index("run_start"), (good, bad)
-            cut = "sometime on a Tues…" if width == 150 else "sometim…"  # (19 cells, or 8)
+            before = good[: good.index("agent_start")], bad[: bad.index("run_start")]
+            assert cell_len(before[0]) == cell_len(before[1]), (good, bad)  # (by cells)
+            cut = CUT[time, width]  # (19 cells, or 8)
             assert cut in bad, bad

@@ -4,12 +4,17 @@ says what it is instead, folded and unfolded, in the rows its item was measured 
 from __future__ import annotations
 
 import os
+import re
+import sys
 from pathlib import Path
 
 from helpers import screen_lines
+from hypothesis import given
+from hypothesis import strategies as st
 from model_screen_helpers import opened, until
 
 from session_core import Message, Session
+from session_core.item_heights import SPACES, text_rows
 
 IDLE = 1_700_000_000
 
@@ -21,6 +26,8 @@ def blank_texts(path: Path) -> Path:
         session.append_message(Message(role="assistant", content="\n\n\n\nlater words"))
         session.append_message(Message(role="assistant", content="\n \n\n\n\t\n"))
         session.append_message(Message(role="assistant", content="\n" * 600))  # (past a head)
+        # (written raw in UTF-8, not escaped: blank all the same)
+        session.append_message(Message(role="assistant", content="\u00a0\n\u3000\n\nhello"))
         session.append_message(Message(role="user", content="done"))
     os.utime(path, (IDLE, IDLE))
     return path
@@ -35,7 +42,7 @@ async def test_blank_text_is_said_not_drawn_as_blank_lines(tmp_path: Path) -> No
         assert any("(blank lines, then more: enter)" in line for line in lines), lines
         # Blank past the folded rows too: a blank text, not "then more" (it said so).
         assert any("(blank text: '\\n \\n\\n\\n\\t\\n')" in line for line in lines), lines
-        assert sum("then more" in line for line in lines) == 1, lines
+        assert sum("then more" in line for line in lines) == 2, lines
         assert any("(blank text: '\\n\\n\\n\\n" in line for line in lines), lines
         blank = next(i for i, item in enumerate(view.items) if item.text == "\n\n")
         folded = view.block_lines(blank, 100)
@@ -74,22 +81,57 @@ async def test_a_wrapped_line_loses_no_cell_under_the_scrollbar(tmp_path: Path) 
         assert len(shown) > 400 and shown in digits, rows
 
 
-def test_a_blank_head_is_one_row_however_its_line_is_read() -> None:
-    """A text whose folded rows would all be blank is one row (its note), measured alike
-    from its parts, its line's facts and its line's JSON text (an index of a big file)."""
+def _rows_each_way(text: str) -> list[int]:
+    """A text's folded rows measured from its part, its line's facts, and its JSON text
+    as each writer writes it (raw UTF-8 or escaped, hex digits in either case)."""
+    import json
+
     import msgspec
+    import orjson
 
     from session_core.facts import payload_fields
     from session_core.indexing import LINES_COUNTED, content_lines
     from session_core.item_heights import folded_height
     from session_core.model import Part
 
+    ascii_json = json.dumps(text)
+    written = [
+        orjson.dumps(text),
+        msgspec.json.encode(text),
+        json.dumps(text, ensure_ascii=False).encode(),
+        ascii_json.encode(),
+        re.sub(
+            r"\\u[0-9a-f]{4}", lambda m: m[0].upper().replace("\\U", "\\u"), ascii_json
+        ).encode(),
+    ]
+    facts_lines = payload_fields({"role": "assistant", "content": text}, None)[1]
+    rows = [folded_height([Part("text", text)]) - 1, min(3, facts_lines)]
+    return rows + [min(3, content_lines(msgspec.Raw(raw), LINES_COUNTED)) for raw in written]
+
+
+def test_a_blank_head_is_one_row_however_its_line_is_read() -> None:
+    """A text whose folded rows would all be blank is one row (its note), measured alike
+    from its parts, its line's facts and its line's JSON text (an index of a big file)."""
     texts = {"\n\n": 1, "\n \n\n\n\t\nwords": 1, " \n\nwords": 3, "a\n\n": 3, "\n": 1, "x": 1}
+    texts |= {"\u00a0\n\n\nhello": 1, "\u3000\n\u2028\n\x0b\n": 1, "\u3000x\n\n": 3}
+    texts |= {"\u00e9\n\n\n": 3, "\x85\n\x1c\nwords": 3, "\\n\n\n\n": 3, '"\n\n\n': 3}
     for text, rows in texts.items():
-        assert folded_height([Part("text", text)]) == 1 + rows, text
-        facts_lines = payload_fields({"role": "assistant", "content": text}, None)[1]
-        raw = msgspec.Raw(msgspec.json.encode(text))
-        assert min(3, facts_lines) == min(3, content_lines(raw, LINES_COUNTED)) == rows, text
+        assert _rows_each_way(text) == [rows] * 7, text
+
+
+@given(
+    st.lists(st.sampled_from(SPACES), max_size=12),
+    st.text(max_size=12),
+)
+def test_every_blank_head_is_one_row_each_way(spaces: list[str], rest: str) -> None:
+    """Whatever whitespace a text begins with (all of ``isspace``'s), every way of
+    measuring it agrees with the rows the view draws (``text_rows``)."""
+    text = "".join(spaces) + rest
+    assert set(_rows_each_way(text)) == {text_rows(text)}, text
+
+
+def test_spaces_are_every_whitespace_character() -> None:
+    assert "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()) == SPACES
 
 
 async def test_a_codex_blank_text_is_its_note_alone_in_the_rows_measured(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from rich.cells import cell_len
 
 from session_core.agentgo.view import AgentGoView, Call, CallKey, message_text
+from session_core.cells import pad_cells
 from session_core.json_out import json_text
 from session_core.text import count
 
@@ -30,13 +31,14 @@ def source_time(ts: object) -> str:
 
 
 def fitted_time(ts: object, cells: int) -> str:
-    """``source_time`` in ``cells``: a time of day without its fraction where that does
-    not fit, one that does not parse cut (``…``: it ran over its column, and the rest
-    of the row, in agentgo's timeline)."""
+    """``source_time`` in exactly ``cells`` cells: a time of day without its fraction
+    where that does not fit, one that does not parse cut (``…``: it ran over its column,
+    and the rest of the row, in agentgo's timeline), padded by cells (a wide character
+    takes two: padded by characters, a cut one still ran over)."""
     time = source_time(ts)
     if isinstance(ts, str) and _TIME.match(ts) and cell_len(time) > cells:
         time = time.partition(".")[0]
-    return clip(time, cells)
+    return pad_cells(clip(time, cells), cells)
 
 
 def short(value: object, width: int = 8) -> str:

@@ -20,6 +20,7 @@ from textual.strip import Strip
 from session_core.agentgo.records import NO_SEQ, Records
 from session_core.agentgo.search import RecordSearch
 from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
+from session_core.cells import pad_cells
 from session_core.fold import fold
 
 from ..agentgo_model import fitted_time, record_summary
@@ -206,13 +207,13 @@ class TimelineView(RowSearch):
         digits = max(3, len(str(len(view.records))))
         line.append(f"{one_line(seq, digits):>{digits}} ", self._style("seq"))
         cells = TIME_WIDTH - 1 + (FRACTION_WIDTH if "fraction" in shown else 0)
-        line.append(f"{fitted_time(record.get('time'), cells):<{cells}} ", self._style("time"))
+        line.append(f"{fitted_time(record.get('time'), cells)} ", self._style("time"))
         category = CATEGORY.get(kind, "unknown" if kind not in KNOWN_TYPES else "lifecycle")
         if kind == "model_exec_end" and _field(record, "error"):
             category = "failed"
         if kind == "tool_exec_end" and _field(record, "is_error"):
             category = "failed"
-        line.append(f"{kind:<{TYPE_WIDTH - 1}} ", self._style(category))
+        line.append(f"{pad_cells(kind, TYPE_WIDTH - 1)} ", self._style(category))
         if self.run_id is None and "run" in shown:
             run = view.runs.get(str(record.get("run_id"))) if record.get("run_id") else None
             line.append(

@@ -22,7 +22,7 @@ from textual.message import Message
 
 from session_core.column_items import Items, item_key, near_end
 from session_core.fold import holds
-from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
+from session_core.item_heights import FOLD_LINES, FOLD_PARTS, blank_head, folded_height
 from session_core.model import (
     FOLDED,
     NOT_SENT_MARKS,
@@ -443,7 +443,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             lines = part.head.split("\n", PREVIEW_LINES)
             more = len(lines) > PREVIEW_LINES
             shown = [Text("  " + one_line(line, room), end="") for line in lines[:PREVIEW_LINES]]
-            if not any(map(str.strip, lines[:PREVIEW_LINES])):  # (blank lines say nothing)
+            if blank_head(part.head):  # (blank lines say nothing: the rule ``text_rows`` uses)
                 # (more that is blank too is a blank text: said so; a text longer than
                 # its head is read whole to tell, up to BLANK_READ)
                 head = part.head

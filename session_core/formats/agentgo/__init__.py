@@ -227,7 +227,13 @@ class AgentGoFormat(TranscriptFormat):
         for state in ("never-dispatched", "not-dispatched-yet"):
             if said[state]:
                 parts.append(f"{count(said[state], 'call')} {state_label(state)}")
-        parts.extend(runs_said(run_state(view.runs[r], view.run_status(r)) for r in view.run_order))
+        states = []
+        for run_id in view.run_order:
+            status = view.run_status(run_id)
+            states.append(run_state(view.runs[run_id], status))
+            if states[-1] == "failed" and status == "interrupted":  # (both: as its row says)
+                states.append("interrupted")
+        parts.extend(runs_said(states))
         kinds = [kind for _seq, _run, kind, _data in view.context_events]
         for kind, what in (("context_compacted", "compaction"), ("context_projected", "elision")):
             if kind in kinds:  # (as every format's note counts them; replay lists them)

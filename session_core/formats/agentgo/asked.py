@@ -55,6 +55,24 @@ def asked_calls(parts: list[Part]) -> dict[str, Part]:
     return asked
 
 
+def asked_ids(message: dict[str, Any]) -> list[str]:
+    """``asked_calls`` of ``message_parts(message)``, read off the message alone: its
+    tool calls' ids, no part built (``ids_asked``)."""
+    content = message.get("content")
+    if message.get("tool_call_id") is not None or not isinstance(content, list):
+        return []
+    return ids_asked([p for p in content if isinstance(p, dict) and p.get("type") == "tool_call"])
+
+
+def ids_asked(calls: list[dict[str, Any]]) -> list[str]:
+    """The ids of a message's ``tool_call`` parts, as ``tool_call_part`` makes them: each
+    once, none empty."""
+    ids = [str(call.get("id", "")) for call in calls]
+    if len(ids) == 1:
+        return ids if ids[0] else []
+    return [call_id for call_id in dict.fromkeys(ids) if call_id]
+
+
 def is_tool_execution(call: Call) -> bool:
     """A call that is a tool's execution: begun or ended by its tool records (a model
     call is none, whatever else it holds)."""
@@ -88,7 +106,7 @@ class UnstartedCounter:
         committed = messages[-1]
         if committed.at != len(view.records) - 1:  # (not committed: no message object)
             return
-        for call_id in asked_calls(message_parts(record["data"]["message"])):
+        for call_id in asked_ids(record["data"]["message"]):
             seqs, runs = self._asked.setdefault(call_id, ([], []))
             seqs.append(committed.seq)
             runs.append(committed.run_id)
@@ -111,24 +129,40 @@ class UnstartedCounter:
         )
 
 
+_MODEL_KINDS = frozenset(("model_request", "model_exec_end"))
+_TOOL_KINDS = frozenset(("tool_exec_start", "tool_exec_end"))
+
+
 class AskTally:
     """``UnstartedCounter``'s count from records alone, for a browser's row (``tallies.
     AgentGoTally``), which keeps no view: the asks of the committed messages fed, and the
     tool executions, each with its run and first seq, matched by the same rule
-    (``ask_in_run``) once asked for. A few ints an ask or a call, no record kept."""
+    (``ask_in_run``) once asked for. A few ints an ask or a call, no record kept.
 
-    __slots__ = ("_asked", "_calls")
+    Counted as fed: a record touches the asks of one call id or two, and only those are
+    matched again when next counted (a live row counts on each refresh)."""
+
+    __slots__ = ("_asked", "_by_run", "_calls", "_dirty", "_execs", "_unstarted")
 
     def __init__(self) -> None:
         self._asked: dict[str, tuple[list[int], list[str]]] = {}  # as ``UnstartedCounter``
         # an execution (run, id, attempt) -> [first seq, call id asked for, tool, model]
         self._calls: dict[tuple[str, str, Any], list[Any]] = {}
+        self._execs: dict[str, list[tuple[str, str, Any]]] = {}  # a call id's tools' ones
+        self._unstarted: dict[str, list[str]] = {}  # a call id's unstarted asks' runs
+        self._by_run: dict[str, int] = {}  # ...of every call id, counted by run
+        self._dirty: set[str] = set()  # the call ids to match again
 
     def message(self, message: dict[str, Any], seq: int, run_id: str) -> None:
-        for call_id in asked_calls(message_parts(message)):
+        self.asked(asked_ids(message), seq, run_id)
+
+    def asked(self, call_ids: list[str], seq: int, run_id: str) -> None:
+        """A committed message's asks (``asked_ids``): its seq, its run."""
+        for call_id in call_ids:
             seqs, runs = self._asked.setdefault(call_id, ([], []))
             seqs.append(seq)
             runs.append(run_id)
+            self._dirty.add(call_id)
 
     def execution(
         self, key: tuple[str, str, Any], kind: str, seq: int, data: Any, model: bool
@@ -138,36 +172,66 @@ class AskTally:
         call = self._calls.get(key)
         if call is None:
             call = self._calls[key] = [seq, None, False, False]
-        if model or kind in ("model_request", "model_exec_end"):
+        elif call[3]:  # (a model call's: never a tool's execution, whatever follows)
+            return
+        if model or kind in _MODEL_KINDS:  # (most: a call per model request)
             call[3] = True
-        elif kind in ("tool_exec_start", "tool_exec_end"):
+            if call[2]:  # (it was a tool's execution: no more)
+                self._left(key, call[1] or key[1])
+        elif kind in _TOOL_KINDS:
+            was = (call[1] or key[1]) if call[2] else None  # (``op_call_id``)
             call[2] = True
             tcid = data.get("tool_call_id") if kind == "tool_exec_start" else None
             if type(tcid) is str:
                 call[1] = tcid
+            now = call[1] or key[1]
+            if now != was:  # (a tool's execution now, or of another call id)
+                if was is not None:
+                    self._left(key, was)
+                self._execs.setdefault(now, []).append(key)
+                self._dirty.add(now)
+
+    def _left(self, key: tuple[str, str, Any], call_id: str) -> None:
+        self._execs[call_id].remove(key)
+        self._dirty.add(call_id)
 
     def counts(self, open_run: str | None) -> Counter[str]:
         """How many asks no execution is of, by state: not dispatched yet in ``open_run``
         (the run still open, its writer at work), never dispatched elsewhere."""
-        started: set[tuple[str, int]] = set()
-        for (run_id, exec_id, _attempt), (first, tcid, tool, model) in self._calls.items():
-            if tool and not model:  # (``is_tool_execution``; its call id: ``op_call_id``)
-                call_id = tcid or exec_id
-                asked = self._asked.get(call_id)
-                if asked is not None:
-                    started.add((call_id, ask_in_run(asked[0], asked[1], first, run_id)))
-        return Counter(
-            "not-dispatched-yet" if run_id == open_run else "never-dispatched"
-            for call_id, (_seqs, runs) in self._asked.items()
-            for index, run_id in enumerate(runs)
-            if (call_id, index) not in started
-        )
+        for call_id in self._dirty:
+            self._match(call_id)
+        self._dirty.clear()
+        by_run = self._by_run
+        yet = by_run.get(open_run, 0) if open_run is not None else 0
+        return Counter({"never-dispatched": sum(by_run.values()) - yet, "not-dispatched-yet": yet})
+
+    def _match(self, call_id: str) -> None:
+        """The asks of ``call_id`` no tool execution is of, matched again."""
+        by_run = self._by_run
+        for run_id in self._unstarted.pop(call_id, ()):
+            by_run[run_id] -= 1
+        asked = self._asked.get(call_id)
+        if asked is None:
+            return
+        seqs, runs = asked
+        execs = self._execs.get(call_id)
+        if execs:
+            started = {ask_in_run(seqs, runs, self._calls[key][0], key[0]) for key in execs}
+            left = [run_id for index, run_id in enumerate(runs) if index not in started]
+        else:
+            left = runs[:]  # (a copy: more asks of it may come)
+        if left:
+            self._unstarted[call_id] = left
+            for run_id in left:
+                by_run[run_id] = by_run.get(run_id, 0) + 1
 
 
 __all__ = [
     "AskTally",
     "UnstartedCounter",
     "asked_calls",
+    "asked_ids",
+    "ids_asked",
     "is_tool_execution",
     "message_parts",
     "op_call_id",
