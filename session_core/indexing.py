@@ -32,7 +32,7 @@ import msgspec
 import orjson
 
 from .facts import _ROLES, LINES_COUNTED
-from .item_heights import json_blank_head, text_rows
+from .item_heights import JSON_SPACE_FIRST, json_blank_head, text_rows
 from .message import raku_str
 from .message_usage import said
 
@@ -144,26 +144,9 @@ def content_lines(raw: msgspec.Raw, limit: int) -> int:
     if not raw:
         return 1
     text = bytes(raw)
-    lines = _counted_lines(text, limit)
-    # (a text whose folded rows are all blank folds to one note: ``text_rows``, as
-    # ``facts`` says; told from the string's leading whitespace as written)
-    if lines > 1:
-        if text[:1] != b'"':  # (not a string, rare: its text, as ``facts`` makes it)
-            return 1 if text_rows(raku_str(loads_payload(text))) == 1 else lines
-        if text[1:2] not in _WORD_FIRST and json_blank_head(text):
-            return 1
-    return lines
-
-
-# The first bytes of a JSON string that no whitespace begins with (most texts): ASCII
-# but space and backslash (``json_blank_head`` reads the rest: a raw U+3000, an escape).
-_WORD_FIRST = frozenset(bytes((b,)) for b in range(0x21, 0x80) if b != 0x5C)
-
-
-def _counted_lines(text: bytes, limit: int) -> int:
-    """``content_lines`` of the JSON text, not yet told blank."""
-    if text[:1] != b'"':
-        return _decoded_lines(text, limit)
+    if text[:1] != b'"':  # (not a string, rare: its text, as ``facts`` makes it)
+        lines = _decoded_lines(text, limit)
+        return 1 if lines > 1 and text_rows(raku_str(loads_payload(text))) == 1 else lines
     find = text.find
     count = 0
     at = find(b"\\n")
@@ -174,11 +157,17 @@ def _counted_lines(text: bytes, limit: int) -> int:
         if not (at - back) & 1:  # an odd run of backslashes: this one escapes the n
             count += 1
             if count + 1 >= limit:
-                return limit
+                break
         at = find(b"\\n", at + 2)
-    if b"\\u000" in text:
-        return _decoded_lines(text, limit)
-    return count + 1
+    else:
+        if b"\\u000" in text:
+            lines = _decoded_lines(text, limit)
+            return 1 if lines > 1 and json_blank_head(text) else lines
+    # (a text whose folded rows are all blank folds to one note: ``text_rows``, as
+    # ``facts`` says; told from the string's leading whitespace as written)
+    if count and text[1] in JSON_SPACE_FIRST and json_blank_head(text):
+        return 1
+    return min(count + 1, limit)
 
 
 def _decoded_lines(text: bytes, limit: int) -> int:
