@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from session_core import Message, Session, open_transcript
 from viewer.demo import DEMO_FILES, DEMO_FORMATS, simulate_run
 from viewer.screens.model_screen import ModelScreen
-from viewer.widgets.model_status import ModelStatus, counts_lines
+from viewer.widgets.model_status import ModelStatus, breakdown_terms, counts_lines
 
 COUNTS = ["71 lines", "15 sent next", "17 tool ops (1 interrupted)", "2 runs", "1 compaction"]
 
@@ -148,3 +148,18 @@ async def test_only_a_partial_files_lead_is_italic(tmp_path: Path) -> None:
         assert italic == [lead, lead], italic
         assert "usage 1,234 tok (1,200 in + 34 out)" in drawn.plain, drawn.plain
         assert not drawn.style, drawn.style
+
+
+def test_a_files_own_breakdown_goes_on_between_its_terms() -> None:
+    """Beside its subagents' total, ``this file 177 in + …`` was one part: cut at 60
+    columns (``+ 47…``); it goes on between its terms, ``this file`` with the first."""
+    terms = ["177 in", "28,755 out", "11,618,567 cache read", "479,537 cache write"]
+    said = [Text("usage 12,127,036 tok"), *breakdown_terms(terms), Text("$9.5261")]
+    said += breakdown_terms(terms, "dim", "this file ", "")
+    lines = [t.plain for t in counts_lines(Text(), said, [], 60)]
+    assert lines == [
+        " usage 12,127,036 tok (177 in + 28,755 out",
+        " + 11,618,567 cache read + 479,537 cache write) · $9.5261",
+        " this file 177 in + 28,755 out + 11,618,567 cache read",
+        " + 479,537 cache write",
+    ], lines

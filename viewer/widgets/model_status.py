@@ -134,11 +134,14 @@ def breakdown_terms(
     terms: Sequence[str], style: str = "", opened: str = "(", closed: str = ")"
 ) -> list[Text]:
     """``(177 in``, ``+ 28,755 out``, ``+ 479,537 cache write)``: a breakdown's terms as
-    ``Term``s, ``opened`` before the first and ``closed`` after the last."""
+    ``Term``s, ``opened`` before the first and ``closed`` after the last; an ``opened``
+    without a ``(`` (``this file ``) makes the first a part of its own, after a `` · ``."""
     said = [f"+ {term}" if index else term for index, term in enumerate(terms)]
-    if said:
-        said[0], said[-1] = opened + said[0], said[-1] + closed
-    return [Term(words, style) for words in said]
+    if not said:
+        return []
+    said[0], said[-1] = opened + said[0], said[-1] + closed
+    first = Term if opened.startswith("(") else Text
+    return [first(said[0], style), *(Term(words, style) for words in said[1:])]
 
 
 def counts_lines(lead: Text, said: list[Text], meta: Sequence[Text], width: int) -> list[Text]:
@@ -297,8 +300,7 @@ class ModelStatus(Static):
             usage.append(with_them)
             usage.extend(Text(part, "bold") for part in total[1:])
             if own.tokens is not None:
-                usage.append(Text("this file", "dim"))
-                usage.extend(breakdown_terms(own.breakdown_terms(), "dim", "", ""))
+                usage.extend(breakdown_terms(own.breakdown_terms(), "dim", "this file ", ""))
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
             usage.append(Text(f"limits {rate_limits_text(limits)}", "dim"))
