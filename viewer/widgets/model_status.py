@@ -139,7 +139,8 @@ def breakdown_terms(
     said = [f"+ {term}" if index else term for index, term in enumerate(terms)]
     if not said:
         return []
-    said[0], said[-1] = opened + said[0], said[-1] + closed
+    said[0] = opened + said[0]
+    said[-1] += closed  # (after: the same term where there is one)
     first = Term if opened.startswith("(") else Text
     return [first(said[0], style), *(Term(words, style) for words in said[1:])]
 
