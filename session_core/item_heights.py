@@ -39,7 +39,9 @@ def text_rows(text: str) -> int:
 
 
 def blank_head(text: str) -> bool:
-    """Whether a text's first ``FOLD_LINES`` lines (those a folded row shows) are blank."""
+    """Whether a text's first ``FOLD_LINES`` lines (those a folded row shows) are blank,
+    each whole: a word past an indent makes its line no blank one (a head's line cut
+    inside its indent ends on ``…``: ``parts.preview``, so the head says the same)."""
     end = -1
     for _ in range(FOLD_LINES):
         end = text.find("\n", end + 1)

@@ -111,7 +111,19 @@ def token_breakdown(
 ) -> str:
     """``200 in + 60 out + 800 cache read``: the counts known, as a message's line and
     every total say them (``in``: the input counted, its cached part apart)."""
-    return " + ".join(
+    return " + ".join(token_terms(inp, out, cache_read, rest, cache_write))
+
+
+def token_terms(
+    inp: int | None,
+    out: int | None,
+    cache_read: int | None,
+    rest: int | None = None,
+    cache_write: int | None = None,
+) -> list[str]:
+    """``token_breakdown``'s terms (``200 in``, ``60 out``, ...): a narrow header breaks
+    its line between them, never inside a number."""
+    return [
         f"{value:,} {name}"
         for value, name in (
             (inp, "in"),
@@ -121,7 +133,7 @@ def token_breakdown(
             (rest, "as a total alone"),
         )
         if value is not None
-    )
+    ]
 
 
 def _total(inp: int | None, out: int | None, total: int | None) -> int | None:

@@ -76,10 +76,20 @@ def preview(text: str) -> str:
     """The head kept of a long text: its first lines, each cut, and an empty line after
     them when more follow (so a folded view counts and marks them as it would the text)."""
     lines = text.split("\n", PREVIEW_LINES)
-    shown = [line[:PREVIEW_CHARS] for line in lines[:PREVIEW_LINES]]
+    shown = [_cut(line) for line in lines[:PREVIEW_LINES]]
     if len(lines) > PREVIEW_LINES:
         shown.append("")
     return "\n".join(shown)
+
+
+def _cut(line: str) -> str:
+    """A line's first ``PREVIEW_CHARS``; a cut inside its indent ends on ``…`` (it has
+    words further on: its head is not blank, as ``item_heights.blank_head`` measures the
+    whole line)."""
+    cut = line[:PREVIEW_CHARS]
+    if len(line) > PREVIEW_CHARS and cut.isspace() and not line.isspace():
+        return cut[:-1] + "…"
+    return cut
 
 
 class PartSource:

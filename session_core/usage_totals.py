@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .message_usage import MessageUsage, known_in_part, token_breakdown
+from .message_usage import MessageUsage, known_in_part, token_breakdown, token_terms
 from .text import cost_text
 
 if TYPE_CHECKING:
@@ -151,6 +151,16 @@ class Usage:
     def breakdown(self) -> str:
         """``1,000 in + 345 out + 11,000 cache read`` (the counts reported)."""
         return token_breakdown(
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.total_only_tokens,
+            self.cache_write_tokens,
+        )
+
+    def breakdown_terms(self) -> list[str]:
+        """``breakdown``'s terms: ``1,000 in``, ``345 out``, ``11,000 cache read``."""
+        return token_terms(
             self.input_tokens,
             self.output_tokens,
             self.cache_read_tokens,

@@ -158,3 +158,25 @@ async def test_a_codex_blank_text_is_its_note_alone_in_the_rows_measured(tmp_pat
             assert heights == [len(lines) for lines in drawn], mode
             blank = [lines for lines in drawn if "(blank text:" in lines[-1].plain]
             assert blank and all(len(lines) == 2 for lines in blank), mode
+
+
+async def test_lines_indented_past_a_heads_cut_are_not_blank(tmp_path: Path) -> None:
+    """Each of the first lines is 301 spaces, then a word: the index measured its lines
+    (the words make them no blank lines), the drawing judged the head (each line cut at
+    300 characters) blank and drew the one-row note: heights and rows disagreed."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "x"}) as session:
+        session.append_message(Message(role="user", content="hi"))
+        session.append_message(
+            Message(role="assistant", content=(" " * 301 + "word\n") * 3 + "more")
+        )
+        session.append_message(Message(role="assistant", content=(" " * 300 + "\n") * 3 + "more"))
+        session.append_message(Message(role="user", content="done"))
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path, size=(100, 30)) as (app, _pilot, screen):
+        view = screen.conversation
+        heights = view.block_heights(len(view.items), 100)
+        drawn = [len(view.block_lines(i, 100)) for i in range(len(view.items))]
+        assert heights == drawn == [2, 4, 2, 2], (heights, drawn)
+        said = " ".join(screen_lines(app))
+        assert said.count("blank lines, then more") == 1, said

@@ -4,15 +4,18 @@ cannot hold them, between counts, and back to one on a wide screen."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
-from helpers import app_loaded, screen_lines
+from helpers import SAMPLES, app_loaded, screen_lines
 from rich.text import Text
+from textual.app import App, ComposeResult
 
+from session_core import Message, Session, open_transcript
 from viewer.demo import DEMO_FILES, DEMO_FORMATS, simulate_run
 from viewer.screens.model_screen import ModelScreen
-from viewer.widgets.model_status import ModelStatus, counts_lines
+from viewer.widgets.model_status import ModelStatus, breakdown_terms, counts_lines
 
 COUNTS = ["71 lines", "15 sent next", "17 tool ops (1 interrupted)", "2 runs", "1 compaction"]
 
@@ -85,3 +88,80 @@ async def test_no_header_part_is_cut_at_80_columns(tmp_path: Path, fmt: str) -> 
         assert facts and len(usage) > 1
         for part in [*facts, *usage]:
             assert part.plain.strip() in shown, (part.plain, header)
+
+
+SPOTTER = (
+    SAMPLES / "claude-code/projects/-home-u-spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+)
+
+
+@pytest.mark.skipif(not SPOTTER.is_file(), reason="no samples")
+async def test_a_usage_breakdown_is_broken_between_its_numbers(tmp_path: Path) -> None:
+    """A Claude Code session of 12M tokens, without its subagents' files: its breakdown
+    was one part, 87 cells, cut at 80 columns (``+ 479,537 ca…``, the cache writes lost)."""
+    path = tmp_path / "main.jsonl"
+    shutil.copyfile(SPOTTER, path)
+    async with app_loaded(path, ModelScreen, (80, 24)) as (app, pilot):
+        await pilot.pause(0.2)
+        status = app.screen.query_one(ModelStatus)
+        header = screen_lines(app)[1 : 1 + status.size.height]
+        assert not any(line.rstrip().endswith("…") for line in header), header
+        usage = app.screen.transcript.usage
+        terms = usage.breakdown().split(" + ")
+        assert len(terms) == 4 and usage.breakdown_terms() == terms
+        shown = " ".join(header)
+        for term in terms:  # (each whole, its number with its words)
+            assert term in shown, (term, header)
+        assert f"({usage.breakdown()})" in " ".join(shown.split()), header
+
+
+class StatusApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ModelStatus()
+
+
+async def test_only_a_partial_files_lead_is_italic(tmp_path: Path) -> None:
+    """``the file's end alone:`` in italic, the usage after it not (the lead was the first
+    part's base style, over all of it)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "x"}) as session:
+        session.append_message(Message(role="user", content="hi"))
+        usage = {"prompt-tokens": 1200, "completion-tokens": 34}
+        session.append_message(Message(role="assistant", content="yes"), extra={"usage": usage})
+    app = StatusApp()
+    async with app.run_test(size=(120, 10)) as pilot:
+        status = app.query_one(ModelStatus)
+        transcript = open_transcript(path)
+        status.show(
+            transcript, name="t", title="v1", size=1, live="idle", mode="replayed", partial=True
+        )
+        await pilot.pause()
+        drawn = status.content
+        assert isinstance(drawn, Text)
+        lead = "the file's end alone:"
+        assert drawn.plain.count(lead) == 2, drawn.plain  # (the counts' line and the usage's)
+        italic = [
+            drawn.plain[span.start : span.end]
+            for span in drawn.spans
+            if "italic" in str(span.style)
+        ]
+        assert italic == [lead, lead], italic
+        assert "usage 1,234 tok (1,200 in + 34 out)" in drawn.plain, drawn.plain
+        assert not drawn.style, drawn.style
+
+
+def test_a_files_own_breakdown_goes_on_between_its_terms() -> None:
+    """Beside its subagents' total, ``this file 177 in + …`` was one part: cut at 60
+    columns (``+ 47…``); it goes on between its terms, ``this file`` with the first."""
+    terms = ["177 in", "28,755 out", "11,618,567 cache read", "479,537 cache write"]
+    said = [Text("usage 12,127,036 tok"), *breakdown_terms(terms), Text("$9.5261")]
+    said += breakdown_terms(terms, "dim", "this file ", "")
+    lines = [t.plain for t in counts_lines(Text(), said, [], 60)]
+    assert lines == [
+        " usage 12,127,036 tok (177 in + 28,755 out",
+        " + 11,618,567 cache read + 479,537 cache write) · $9.5261",
+        " this file 177 in + 28,755 out + 11,618,567 cache read",
+        " + 479,537 cache write",
+    ], lines
+    one = breakdown_terms(["10 as a total alone"])  # (its first term its last)
+    assert [t.plain for t in one] == ["(10 as a total alone)"]

@@ -111,6 +111,7 @@ class LineList(ScrollView, can_focus=True):
         self._base: Style | None = None  # ``rich_style``, until the styles change
         self._styles: dict[str, Style] = {}  # component classes' styles, likewise
         self._width = 0
+        self._page_rows = 0  # ``page_height`` at the last resize
         self.stick_to_end = False
         self.matches: list[int] = []  # the items a search found, in order
         self.match_pos = -1  # the match the cursor was last moved to
@@ -194,8 +195,21 @@ class LineList(ScrollView, can_focus=True):
             self.width_changed()
             self._cache.clear()
         self.update_size()
+        rows, self._page_rows = self._page_rows, self.page_height
         if self.follows_end:  # taller or shorter: the end moved
             self.call_after_refresh(self._keep_end)
+        elif self._page_rows < rows and self._cursor_within(rows):
+            # Shorter (a pane below it grew): the cursor's item, shown before, stays shown.
+            self.call_after_refresh(self.scroll_to_cursor)
+
+    def _cursor_within(self, rows: int) -> bool:
+        """The cursor's item was wholly on a view ``rows`` high, at the current scroll."""
+        if not 0 <= self.cursor < len(self.heights):
+            return False
+        top = self.heights.prefix(self.cursor)
+        return (
+            self.scroll_y <= top and top + self.heights.height(self.cursor) <= self.scroll_y + rows
+        )
 
     def _keep_end(self) -> None:
         """The end, kept on screen after a resize, unless the cursor left it meanwhile: a

@@ -124,6 +124,27 @@ def top_line(name: str, title: str, view: str, state: Text, width: int) -> Text:
     return top
 
 
+class Term(Text):
+    """A part that goes on from the one before it after a space, not a `` · ``: a usage
+    breakdown's term (``+ 28,755 out``), so a narrow line breaks between its numbers (one
+    part, it was cut mid-number at 80 columns)."""
+
+
+def breakdown_terms(
+    terms: Sequence[str], style: str = "", opened: str = "(", closed: str = ")"
+) -> list[Text]:
+    """``(177 in``, ``+ 28,755 out``, ``+ 479,537 cache write)``: a breakdown's terms as
+    ``Term``s, ``opened`` before the first and ``closed`` after the last; an ``opened``
+    without a ``(`` (``this file ``) makes the first a part of its own, after a `` · ``."""
+    said = [f"+ {term}" if index else term for index, term in enumerate(terms)]
+    if not said:
+        return []
+    said[0] = opened + said[0]
+    said[-1] += closed  # (after: the same term where there is one)
+    first = Term if opened.startswith("(") else Text
+    return [first(said[0], style), *(Term(words, style) for words in said[1:])]
+
+
 def counts_lines(lead: Text, said: list[Text], meta: Sequence[Text], width: int) -> list[Text]:
     """The header's counts (``lead``, then each of ``said``) in ``width`` cells: on as many
     lines as they take, broken between counts (at 80 columns one line lost the last,
@@ -133,7 +154,13 @@ def counts_lines(lead: Text, said: list[Text], meta: Sequence[Text], width: int)
     line.append_text(lead)
     lines = [line]
     for index, words in enumerate(said):
-        sep = "" if index == 0 and not lead else " " if index == 0 else " · "
+        sep = (
+            ""
+            if index == 0 and not lead
+            else " "
+            if index == 0 or isinstance(words, Term)
+            else " · "
+        )
         _put(lines, sep, words, width)
     for index, fact in enumerate(meta):
         _put(lines, "  " if index or lines[-1].cell_len > 1 else "", fact, width)
@@ -170,6 +197,7 @@ class ModelStatus(Static):
         self._top: tuple[str, str, str, Text] = ("", "", "", Text())
         self._counts: tuple[Text, list[Text], list[Text]] = (Text(), [], [])
         self._usage: list[Text] = []  # the usage's parts, broken between them as the counts
+        self._usage_lead = Text()  # before them: a big file's end said so
         self._note: list[Text] = []  # a format's own panes' words, broken between them
 
     def show(
@@ -254,17 +282,18 @@ class ModelStatus(Static):
             facts = ["no meta yet" if not transcript.lines else "no meta"]
         self._counts = (lead, said, [Text(fact, "dim") for fact in facts])
 
-        usage = [Text("the file's end alone: ", "italic")] if partial else [Text()]
+        # (the lead alone italic: a base style on the first part made all of it so)
+        self._usage_lead = Text("the file's end alone:", "italic") if partial else Text()
         own, both = transcript.usage, transcript.usage_with_subagents
+        brief = own.described_parts(breakdown=False)
+        usage = [Text(f"usage {brief[0]}")]
         if both is None or not any(s.counted for s in transcript.subagents):
-            described = own.described_parts()
-            usage[0].append(f"usage {described[0]}")
-            usage.extend(Text(part) for part in described[1:])
+            if own.tokens is not None:
+                usage.extend(breakdown_terms(own.breakdown_terms()))
+            usage.extend(Text(part) for part in brief[1:])
             if both is not None:  # (a total of nothing more)
                 usage.append(Text(transcript.with_subagents_text(), "dim"))
         else:  # the totals first: the breakdowns would push the session's off the line
-            brief = own.described_parts(breakdown=False)
-            usage[0].append(f"usage {brief[0]}")
             usage.extend(Text(part) for part in brief[1:])
             total = both.described_parts(breakdown=False)
             with_them = Text(f"{transcript.with_subagents_text()} ")
@@ -272,7 +301,7 @@ class ModelStatus(Static):
             usage.append(with_them)
             usage.extend(Text(part, "bold") for part in total[1:])
             if own.tokens is not None:
-                usage.append(Text(f"this file {own.breakdown()}", "dim"))
+                usage.extend(breakdown_terms(own.breakdown_terms(), "dim", "this file ", ""))
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
             usage.append(Text(f"limits {rate_limits_text(limits)}", "dim"))
@@ -290,7 +319,7 @@ class ModelStatus(Static):
     def _draw(self) -> None:
         width = self.size.width or 200
         rows = [top_line(*self._top, width), *counts_lines(*self._counts, width)]
-        rows.extend(counts_lines(Text(), self._usage, [], width))
+        rows.extend(counts_lines(self._usage_lead, self._usage, [], width))
         if self._note:
             rows.extend(counts_lines(Text(), self._note, [], width))
         if self.styles.height is None or self.styles.height.value != len(rows):
@@ -300,4 +329,4 @@ class ModelStatus(Static):
         self.update(lines)
 
 
-__all__ = ["ModelStatus", "counts_lines", "rate_limits_text"]
+__all__ = ["ModelStatus", "Term", "breakdown_terms", "counts_lines", "rate_limits_text"]
