@@ -167,7 +167,7 @@ def content_lines(raw: msgspec.Raw, limit: int) -> int:
     # ``facts`` says; told from the string's leading whitespace as written)
     if count and text[1] in JSON_SPACE_FIRST and json_blank_head(text):
         return 1
-    return min(count + 1, limit)
+    return count + 1  # (``limit`` at most: the loop stops there)
 
 
 def _decoded_lines(text: bytes, limit: int) -> int:
