@@ -22,6 +22,7 @@ from .exportdoc import (
     Table,
     TextBlock,
 )
+from .patch_args import patch_of
 from .text import gathered, in_slices, inert, one_line
 
 _ACTIVE = re.compile(r"([\\`*_\[\]<>()|~&!#{}+])")
@@ -91,7 +92,9 @@ def _message(index: int, item: MessageItem) -> Iterator[str]:
         yield from ("", line)
         if call.result:
             yield f"  - {md_inline(call.result)}"
-        yield from ("", "arguments:", "", *fence(call.arguments, "json"))
+        # (a patch is no JSON: ``diff`` marks its lines as a patch's)
+        kind = "diff" if patch_of(call.arguments) is not None else "json"
+        yield from ("", "arguments:", "", *fence(call.arguments, kind))
         if call.detail is not None:
             yield from ("", *_detail(call.detail))
 

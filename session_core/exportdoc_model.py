@@ -39,6 +39,7 @@ from .exportdoc import (
     Item as DocItem,
 )
 from .model import Compaction, Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
+from .patch_args import as_patch
 from .text import Name, count, duration_text
 from .titles import model_first_prompt
 from .tool_ops import ask_of, state_tone
@@ -381,8 +382,14 @@ def _unshown(
 
 
 def _arguments(value: Any) -> str:
+    """A call's arguments whole: a patch as its lines, the rest as JSON after them (as
+    the viewer's detail shows them), anything else as written or as JSON."""
     if value is None:
         return ""
+    patch = as_patch(value)
+    if patch is not None:
+        text, rest = patch
+        return text + (f"\n{json.dumps(rest, ensure_ascii=False)}" if rest else "")
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 BEGIN = "*** Begin Patch"
 # The lines of the envelope that name a file (a move names where it goes too).
 _FILE_LINES = ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "*** Move to: ")
@@ -48,4 +50,21 @@ def patch_said(patch: str) -> str:
     return ", ".join(files[:SHOWN_FILES]) + (f" (+{more:,} more)" if more > 0 else "")
 
 
-__all__ = ["BEGIN", "patch_files", "patch_of", "patch_said"]
+def as_patch(arguments: Any) -> tuple[str, dict[str, Any]] | None:
+    """The patch a call's arguments are (a JSON text of them read first: a function
+    call's as written) and its other arguments beside it; None where they are no patch.
+    Shown whole (the viewer's expanded row and detail, the exports) as its lines."""
+    if isinstance(arguments, str) and arguments[:1] == "{":
+        try:
+            arguments = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return None
+    found = patch_of(arguments)
+    if found is None:
+        return None
+    text, under = found
+    rest = {k: v for k, v in arguments.items() if k != under} if isinstance(arguments, dict) else {}
+    return text, rest
+
+
+__all__ = ["BEGIN", "as_patch", "patch_files", "patch_of", "patch_said"]

@@ -63,3 +63,23 @@ def test_a_patch_call_reads_by_its_files_and_shows_its_lines(tmp_path: Path) -> 
         detail = arguments_text(op.arguments)
         assert detail == PATCH  # (made inert where it is drawn, as every text)
     assert op_arguments(ops["sh"].arguments) == "ls"
+
+
+def test_an_export_shows_a_patch_as_its_lines(tmp_path: Path) -> None:
+    """md and html exports wrote a patch call's arguments as JSON (``{"input": "*** Begin
+    Patch\\n…"}``, fenced as ``json``): both forms are the patch's lines, inert, the md
+    fenced as a ``diff``; a call that is no patch is JSON as before."""
+    from session_core.export import export
+
+    path = _patched(tmp_path / "r.jsonl")
+    md = export(path, "md")
+    assert "\\n*** Update File" not in md and '"input"' not in md
+    blocks = md.split("arguments:\n\n")[1:]
+    patches = [b for b in blocks if b.startswith("```diff\n*** Begin Patch\n")]
+    assert len(patches) == 2, blocks
+    assert all("\n*** Update File: src/app.py\n" in b for b in patches)
+    assert any(b.startswith("```json\n") and '"command"' in b for b in blocks)
+    page = export(path, "html")
+    assert "\\n*** Update File" not in page
+    assert page.count("*** Update File: src/app.py\n") == 2
+    assert "[bold]hello" in page and "\x1b" not in page  # (inert: shown, not read)

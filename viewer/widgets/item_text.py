@@ -15,7 +15,7 @@ from session_core.fold import holds
 from session_core.json_out import json_text
 from session_core.message_usage import unknown_counts
 from session_core.model import Item, Part
-from session_core.patch_args import patch_of
+from session_core.patch_args import as_patch
 from session_core.search import args_preview
 from session_core.text import cost_text, count
 
@@ -32,11 +32,10 @@ def as_json(value: Any) -> str:
 def arguments_shown(arguments: Any) -> str:
     """A call's arguments shown whole: a patch (``apply_patch``'s) as its lines, any other
     arguments beside it after them; anything else as ``as_json``."""
-    patch = patch_of(arguments)
+    patch = as_patch(arguments)
     if patch is None:
         return as_json(arguments)
-    text, under = patch
-    rest = {k: v for k, v in arguments.items() if k != under} if isinstance(arguments, dict) else {}
+    text, rest = patch
     return text + (f"\n{as_json(rest)}" if rest else "")
 
 
