@@ -153,9 +153,6 @@ class AskTally:
         self._by_run: dict[str, int] = {}  # ...of every call id, counted by run
         self._dirty: set[str] = set()  # the call ids to match again
 
-    def message(self, message: dict[str, Any], seq: int, run_id: str) -> None:
-        self.asked(asked_ids(message), seq, run_id)
-
     def asked(self, call_ids: list[str], seq: int, run_id: str) -> None:
         """A committed message's asks (``asked_ids``): its seq, its run."""
         for call_id in call_ids:
