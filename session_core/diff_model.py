@@ -11,6 +11,7 @@ from .column_items import item_key
 from .model import Compaction, Item, Part, Transcript, overlay_counts, overlay_kind
 from .search import call_said
 from .text import count, line_pieces, name_line, one_line
+from .view_ids import ViewIds
 from .vocabulary import Readable, Words, gist, kinds_of, openings_of, readable_of, shown_text
 
 
@@ -144,13 +145,14 @@ def _lines(transcript: Transcript) -> Iterator[str]:
 
 def _made_dropped(compactions: Sequence[Compaction]) -> list[Item]:
     """The items a rewrite made on no line of their own (a Codex replacement history's)
-    that a later one dropped, where its ids keep them (``item_at``: a rollback's), in the
-    order dropped: not sent next, nor in the raw view, they were on no row."""
+    that a later one dropped (a rollback) or folded (a compaction), where its ids know
+    them (``ViewIds.item_at``), in the order dropped: not sent next, nor in the raw
+    view, they were on no row."""
     out: list[Item] = []
     for compaction in compactions:
-        item_at = getattr(compaction.folded, "item_at", None)
-        if item_at is not None:
-            found = (item_at(at) for at in range(len(compaction.folded)))
+        folded = compaction.folded
+        if isinstance(folded, ViewIds):
+            found = (folded.item_at(at) for at in range(len(folded)))
             out += [item for item in found if item is not None]
     return out
 

@@ -477,3 +477,49 @@ async def test_the_viewer_shows_a_cut_compressed_file_up_to_its_cut(tmp_path: Pa
             assert f"{path} cannot be read{past}: a truncated zstd stream" in text
             assert f" {size_text(size)} " in text and " 0 B " not in text
             assert f" {lines:,} lines " in text
+
+
+def test_a_long_tool_results_folded_row_is_the_same_plain_and_packed(tmp_path: Path) -> None:
+    """A plain file's long result is lazy (its head kept, the rest read by span), the
+    ``.zst``'s whole: the conversation's folded row of it was its 300-character head in
+    one and the whole text cut at the row's width in the other (a wide row: longer), and
+    a cut head said no ``…``. Both rows are the result's first lines now (``row_head``),
+    ending in ``…`` where more follows, as ``diff``'s rows do."""
+    from codex_writer import RolloutWriter
+
+    from session_core.formats import by_name
+    from session_core.tool_ops import ops_by_call
+    from viewer.widgets.items_view import ItemsView
+
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("user", "go")
+    outputs = {
+        "one": "y" * 900,  # (one long line)
+        "many": "\n".join(f"row {n} " + "z" * 50 for n in range(200)),
+        "indent": " " * 400 + "indented",  # (a cut inside its indent)
+        "blank": "\n" * 5000 + "late",
+        "short": "a\nb\nc",
+    }
+    for call_id, output in outputs.items():
+        w.function_call("exec_command", {"cmd": "ls"}, call_id)
+        w.function_output(call_id, output)
+    packed = Path(zst_copy(w.path, str(tmp_path / "r.jsonl.zst")))
+
+    def rows(path: Path, width: int) -> list[str]:
+        t = by_name("codex").open(path)
+        view = ItemsView()
+        view._s = lambda _name: ""  # type: ignore[method-assign]
+        view.transcript, view.ops = t, ops_by_call(t.tool_operations)
+        found = [(m, p) for m in t.messages for p in m.parts if p.kind == "tool-result"]
+        return [x.plain for m, p in found for x in view._part_folded(p, width, m)]
+
+    for width in (60, 200, 2000):
+        plain = rows(Path(w.path), width)
+        assert plain == rows(packed, width), width
+    long_one, many, indent, blank, short = plain  # (at 2,000 columns: none cut by width)
+    assert long_one == f"  ← result  {'y' * 300} …"
+    assert many.endswith(f"⏎row 2 {'z' * 50} …")
+    assert indent.endswith(" …") and "… …" not in indent
+    assert blank == "  ← result  (blank lines, then more: enter)"
+    assert short == "  ← result  a⏎b⏎c"

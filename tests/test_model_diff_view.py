@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+import zstandard
 from codex_helpers import CODEX
 from codex_writer import RolloutWriter, message_payload
 from helpers import screen_lines, screen_text
@@ -218,13 +219,26 @@ def test_a_compaction_lists_each_item_it_sends_once_each_by_its_line(tmp_path: P
         f"  + line {s2_at} user [3 of 3 in its place]: S2 sum",
     ]
     s3_at = w.compacted("S3", [message_payload("user", "U1"), message_payload("user", "S3 sum")])
-    texts = [text for _style, text in ModelDiff(CODEX.open(Path(w.path)))]
-    third = texts[texts.index(f"◆ compaction at line {s3_at}") :]
-    assert third[: third.index("kept: 1 item")][-2:] == [
-        f"  − line {s1_at} (an item a rewrite made there, not sent next)",
-        f"  − line {s2_at} (an item a rewrite made there, not sent next)",
-    ]
-    assert not [t for t in texts if f"L{s1_at}." in t or f"L{s2_at}." in t]
+    # What it folded of the earlier ones' own items says what they said (they were
+    # "(an item a rewrite made there, not sent next)"), read again from the line that
+    # made them, or (a compressed file's) kept: the same rows.
+    packed = tmp_path / "r.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(Path(w.path).read_bytes()))
+    for path in (Path(w.path), packed):
+        texts = [text for _style, text in ModelDiff(CODEX.open(path))]
+        third = texts[texts.index(f"◆ compaction at line {s3_at}") :]
+        assert third[: third.index("kept: 1 item")][-2:] == [
+            f"  − line {s1_at} user: S1 sum",
+            f"  − line {s2_at} user: S2 sum",
+        ], path
+        assert not [t for t in texts if f"L{s1_at}." in t or f"L{s2_at}." in t]
+        assert not [t for t in texts if "not sent next)" in t]
+        # ``diff`` lists them too (it listed no row of them), each under the line that
+        # made it, as a rollback's dropped ones.
+        rows = "".join(text_diff(CODEX.open(path))).splitlines()
+        for at, said in ((s1_at, "S1 sum"), (s2_at, "S2 sum")):
+            mark = next(n for n, row in enumerate(rows) if row.startswith(f"# line {at}: "))
+            assert rows[mark + 1] == f"- line {at:>6} user      {said} [folded]", rows
 
 
 def _long_summary_session(tmp_path: Path) -> Path:

@@ -114,4 +114,33 @@ def is_cut(line: str, room: int) -> bool:
     return len(line) > 4 * room + 64 or cell_len(one_line(line)) > room
 
 
-__all__ = ["as_json", "blank_note", "capped", "is_cut", "item_facts", "parts_hold"]
+def result_said(part: Part, room: int) -> tuple[str, bool, bool]:
+    """A tool result's folded row past its label: its first lines on one line
+    (``row_head``: a plain file's result is lazy, kept as that head, where its ``.zst``'s
+    is whole, and their rows must be the same), whether `` …`` follows (more does, and no
+    cut already ends on its own ``…``), and whether what it says is a note (its first
+    lines blank: a blank result said so, else that more follows)."""
+    head, more = part.row_head()
+    if not head.strip():
+        # (more: read whole to tell whether it is blank too, up to BLANK_READ)
+        whole = head if not more else part.text if part.size <= BLANK_READ else None
+        if whole is not None and not whole.strip():
+            return blank_note(whole), False, True
+        return "(blank lines, then more: enter)", False, True
+    head = head.removesuffix("\n") if more else head  # (``preview``'s line that says more)
+    said = one_line(head, room)
+    return said, more and not said.endswith("…"), False
+
+
+BLANK_READ = 1 << 16  # a folded text whose head is blank is read whole up to this, to tell
+
+__all__ = [
+    "BLANK_READ",
+    "as_json",
+    "blank_note",
+    "capped",
+    "is_cut",
+    "item_facts",
+    "parts_hold",
+    "result_said",
+]

@@ -47,6 +47,7 @@ from .item_filter import ItemFilter
 from .item_places import ItemPlaces
 from .item_search import ItemSearch
 from .item_text import (
+    BLANK_READ,
     arguments_shown,
     as_json,
     blank_note,
@@ -55,6 +56,7 @@ from .item_text import (
     is_cut,
     item_facts,
     parts_hold,
+    result_said,
 )
 from .row_head_fit import fitted_head
 
@@ -476,12 +478,10 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
                 "error  " if part.is_error else "result  ",
                 self._s("bad" if part.is_error else "dim"),
             )
-            if part.head.strip():
-                line.append(one_line(part.head, room))
-            else:  # (an empty result said so: it read as one cut off)
-                more = part.size > len(part.head)
-                note = "(blank lines, then more: enter)" if more else blank_note(part.head)
-                line.append(note, self._s("dim"))
+            head, goes_on, is_note = result_said(part, room)  # (the same plain and .zst)
+            line.append(head, self._s("dim") if is_note else "")
+            if goes_on:
+                line.append(" …", self._s("dim"))
             line.truncate(width, overflow="ellipsis")
             return [line]
         if part.kind == "image":
@@ -587,7 +587,6 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
 
 # A call whose id a later message's call took again: its operation is that call's.
 REUSED_ID = "state not known: a later call has its id"
-BLANK_READ = 1 << 16  # a folded text whose head is blank is read whole up to this, to tell
 
 
 def _capped(text: str) -> str:

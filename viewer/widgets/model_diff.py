@@ -35,6 +35,7 @@ from session_core.model import (
 )
 from session_core.search import TextSearch
 from session_core.text import count
+from session_core.view_ids import made_item
 
 from ..safe import one_line
 from .block_view import Entry, LinesView, prose_height, wrap
@@ -263,9 +264,8 @@ class ModelDiff(Sequence[Entry]):
         item = self._item(ident, ids, at)
         if item is None:
             item = self._unwritten.get(ident)
-        item_at = getattr(ids, "item_at", None)  # (one a rewrite made, then dropped: kept)
-        if item is None and item_at is not None:
-            item = item_at(at)
+        if item is None:  # (one a rewrite made, then folded or dropped: where it is known)
+            item = made_item(ids, at)
         if item is not None:
             return (style, _item_row(sign, item, words=self._words, width=width))
         # (an item a rewrite made that is not sent next: its line, as the CLI names one)

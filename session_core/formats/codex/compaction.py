@@ -13,27 +13,94 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...indexed import ListLike
+from ...indexing import loads_payload
 from ...model import Item
-from ...parts import Part
+from ...parts import Part, PartSource
+from ...view_ids import ViewIds
 from .items import fingerprint, message_key, response_item
 from .user_turns import Shape, first_turn, kept_user_messages
 
 
-class EntryIds(ListLike[str]):
+class MadeItems:
+    """The items the ``compacted`` lines made (their replacement histories' own), found
+    again when a later rewrite folds them: each read again from the line that made it
+    (by its span; the last line's kept, as a compaction folds the last one's items in
+    a row), else (a compressed file's line, or a history the writer did not write,
+    made of the view before it) kept as made."""
+
+    __slots__ = ("_last", "_made")
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[PartSource, int, str | None] | dict[str, Item]] = {}
+        self._last: tuple[int, dict[str, Item]] = (0, {})
+
+    def add(self, line: int, made: list[Item], reread: tuple[PartSource, int] | None) -> None:
+        """The items the ``compacted`` line ``line`` made, and where that line is read
+        again (``reread``: its source and span; None: it is not, they are kept)."""
+        if reread is not None:
+            self._made[line] = (*reread, made[0].ts if made else None)
+        elif made:
+            self._made[line] = {item.id: item for item in made}
+
+    def item(self, line: int, ident: str) -> Item | None:
+        """The item of id ``ident`` that line ``line`` made (None: not known, or its line
+        could not be read again)."""
+        found = self._made.get(line)
+        if isinstance(found, dict) or found is None:
+            return None if found is None else found.get(ident)
+        if self._last[0] != line:
+            self._last = (line, _history_items(line, *found))
+        return self._last[1].get(ident)
+
+
+def _history_items(line: int, source: PartSource, span: int, ts: str | None) -> dict[str, Item]:
+    """The items of the ``compacted`` line ``line``'s replacement history, read again
+    from its ``span``, by id (none: the line is gone or changed on disk)."""
+    raw = source.line(span)
+    try:
+        record = loads_payload(raw) if raw is not None else None
+    except ValueError:
+        return {}
+    payload = record.get("payload") if isinstance(record, dict) else None
+    history = payload.get("replacement_history") if isinstance(payload, dict) else None
+    if not isinstance(history, list):
+        return {}
+    items = (response_item(e, f"L{line}.{k}", line, ts) for k, e in _entries(history, 1))
+    found = {item.id: item for item in items}
+    for item in found.values():  # (asked for as a later compaction's: marked as it marks them)
+        item.marks.append("folded")
+    return found
+
+
+def _entries(history: list[Any], start: int = 0) -> list[tuple[int, dict[str, Any]]]:
+    """A replacement history's entries, numbered from ``start`` (one that is no object
+    kept as a record)."""
+    return [
+        (k, e if isinstance(e, dict) else {"type": "record", "value": e})
+        for k, e in enumerate(history, start)
+    ]
+
+
+class EntryIds(ViewIds):
     """The ids of some entries of a view (raw indexes, named by ``id_of``, and items),
     each made when asked for: a compaction of a long session folds 100,000s of them.
     Kept as codes: an index as it is, an item as ``-1 - `` its id's place in ``ids``
     (its id alone: each compaction folds the last one's encrypted item, 4-12 KB, which
     kept every one of them alive), and its line (what a person is shown of it); with
     ``items``, the items too (a rollback's: what it drops of a replacement history is
-    on no line, and a few turns' worth: ``item_at``)."""
+    on no line, and a few turns' worth: ``item_at``), else with ``made``, where they
+    are found again (a compaction's: it folds what the last one made)."""
 
-    __slots__ = ("_codes", "_id_of", "_ids", "_items", "_lines")
+    __slots__ = ("_codes", "_id_of", "_ids", "_items", "_lines", "_made")
 
     def __init__(
-        self, entries: list[int | Item], id_of: Callable[[int], str], items: bool = False
+        self,
+        entries: list[int | Item],
+        id_of: Callable[[int], str],
+        items: bool = False,
+        made: MadeItems | None = None,
     ) -> None:
+        self._made = made
         self._ids: list[str] = []
         self._lines = array("q")
         self._items: list[Item] | None = [] if items else None
@@ -68,10 +135,16 @@ class EntryIds(ListLike[str]):
         return self._lines[-1 - code] if code < 0 else 0
 
     def item_at(self, index: int) -> Item | None:
-        """The item of the view's own at ``index``, where they are kept (``items``); None
-        for an entry of a raw index (the raw view has it), or where they are not kept."""
+        """The item of the view's own at ``index``, where they are kept (``items``) or
+        found again (``made``); None for an entry of a raw index (the raw view has it),
+        or where it is not known."""
         code = self._codes[index]
-        return self._items[-1 - code] if code < 0 and self._items is not None else None
+        if code >= 0:
+            return None
+        if self._items is not None:
+            return self._items[-1 - code]
+        made = self._made
+        return None if made is None else made.item(self._lines[-1 - code], self._ids[-1 - code])
 
 
 @dataclass(slots=True)
@@ -93,6 +166,7 @@ def replay(
     cid: str,
     line: int,
     ts: str | None,
+    made: MadeItems | None = None,
 ) -> Replayed:
     def ident(entry: int | Item) -> str:
         return entry.id if isinstance(entry, Item) else id_of(entry)
@@ -104,7 +178,7 @@ def replay(
     new_keys: list[int] = []
     kept: list[int | Item] = []  # (their entries: ``EntryIds`` names them)
     if isinstance(history, list):
-        entries = [e if isinstance(e, dict) else {"type": "record", "value": e} for e in history]
+        entries = [entry for _k, entry in _entries(history)]
         wanted = [fingerprint(entry) for entry in entries]
         # Where the earlier items of each of those keys are (only those: a long view has
         # many), each matched once, first to last.
@@ -159,7 +233,12 @@ def replay(
             folded.append(earlier)
             folded_at.append(position)
     return Replayed(
-        new_view, new_keys, EntryIds(kept, id_of), EntryIds(folded, id_of), folded_at, note
+        new_view,
+        new_keys,
+        EntryIds(kept, id_of, made=made),
+        EntryIds(folded, id_of, made=made),
+        folded_at,
+        note,
     )
 
 
@@ -175,4 +254,4 @@ def _shortened(parts: list[Part], fits: int, ident: str, line: int, ts: str | No
     return Item(ident, "user", [Part("text", shown)], line, ts=ts)
 
 
-__all__ = ["EntryIds", "Replayed", "replay"]
+__all__ = ["EntryIds", "MadeItems", "Replayed", "replay"]

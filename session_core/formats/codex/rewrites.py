@@ -20,8 +20,9 @@ class CodexRewrites(CodexResponses):
     def _compacted(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         cid = f"L{line}"
         raw = self.raw
+        made_items = self.made_items
         replayed = replay(
-            self.view, self.view_keys, raw.id_of, self._shape(), payload, cid, line, ts
+            self.view, self.view_keys, raw.id_of, self._shape(), payload, cid, line, ts, made_items
         )
         view = self.view
         for position in replayed.folded_at:
@@ -38,7 +39,10 @@ class CodexRewrites(CodexResponses):
         # What its history holds that no earlier line does (a developer message it made,
         # say), so the raw view holds the line's every word as written
         written = isinstance(payload.get("replacement_history"), list)  # (else made here)
-        made = (e for e in replayed.view if isinstance(e, Item) and e.id.startswith(cid + "."))
+        made = [e for e in replayed.view if isinstance(e, Item) and e.id.startswith(cid + ".")]
+        # (a later rewrite folds them: its rows say them, read again from this line)
+        source = self.part_source if written and self.rereadable() else None
+        made_items.add(line, made, None if source is None else (source, self.span))
         for entry in made if written else ():
             if entry.text and entry.text != message:
                 name = f"replacement item {entry.id.rsplit('.', 1)[1]} ({entry.role})"

@@ -22,6 +22,7 @@ from ...parts import Part, PartRef, ref_of
 from ...tool_ops import ToolOp
 from ..builders import RawColumnBuilder
 from . import usage as tokens
+from .compaction import MadeItems
 from .ops import OpColumn
 from .stamps import CodexFacts
 from .user_turns import View
@@ -57,6 +58,7 @@ class CodexState(RawColumnBuilder):
         self.late_duration: dict[str, float] = {}  # an MCP end event's, by call id
         self.thread_name: str | None = None  # the latest ``thread_name_updated``'s: the title
         self.compactions: list[Compaction] = []
+        self.made_items = MadeItems()  # what ``compacted`` lines made: a later one folds them
         self.runs: list[Run] = []
         self.run_contexts: list[dict[str, Any]] = []  # each run's context, what changed
         self.open_run = -1
