@@ -4,7 +4,7 @@ is sent next, with what each compaction folded and each elision stubbed."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cells import clip_cells, pad_cells, words_for
 from .column_items import item_key
@@ -35,10 +35,14 @@ class Unwritten:
 
 @dataclass(frozen=True, slots=True)
 class SentNext:
-    """What the model is sent next: every item's id in order, and those no line holds."""
+    """What the model is sent next: every item's id in order, and those no line holds;
+    ``beside``: items of no id of a line's own that share a line sent next and no
+    compaction made (a Codex ``item_completed`` call's result: sent as a message of its
+    own, written on its call's line), by that line, in the order sent."""
 
     ids: list[str]
     unwritten: list[Unwritten]
+    beside: dict[int, list[Item]] = field(default_factory=dict)
 
 
 def sent_next(transcript: Transcript) -> SentNext:
@@ -52,6 +56,10 @@ def sent_next(transcript: Transcript) -> SentNext:
     if not made:
         return SentNext(ids, [])
     made_at = {c.line: c for c in transcript.compactions if c.line and c.kind == "compaction"}
+    beside = _beside(transcript, made, made_at, set(ids))
+    if beside:
+        shared = {id(item) for items in beside.values() for item in items}
+        made = [(at, item) for at, item in made if id(item) not in shared]
     owner: dict[str, Compaction] = {}
     for _, item in made:
         if item.line in made_at:
@@ -66,7 +74,31 @@ def sent_next(transcript: Transcript) -> SentNext:
         sender = owner.get(item.id)
         place = "" if sender is None else place_said(*places[at], "in its place")
         unwritten.append(Unwritten(item, at, sender, place))
-    return SentNext(ids, unwritten)
+    return SentNext(ids, unwritten, beside)
+
+
+def _beside(
+    transcript: Transcript,
+    made: list[tuple[int, Item]],
+    made_at: Mapping[int, Compaction],
+    sent: set[str],
+) -> dict[int, list[Item]]:
+    """``SentNext.beside``: of the ``made`` items, those on a line no compaction is on
+    whose own item is sent next."""
+    lines = {item.line for _, item in made if item.line and item.line not in made_at}
+    if not lines:
+        return {}
+    raw = transcript.raw
+    shared = set()
+    for index in range(len(raw)):
+        ident, line = item_key(raw, index)
+        if line in lines and ident in sent:
+            shared.add(line)
+    beside: dict[int, list[Item]] = {}
+    for _, item in made:
+        if item.line in shared:
+            beside.setdefault(item.line, []).append(item)
+    return beside
 
 
 def place_said(rank: int, total: int, among: str) -> str:
@@ -139,6 +171,8 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         yield f"{sign} {_row(item, note, said)}"
         if sign == "~" and item.stub is not None:  # (the row is the original, as written)
             yield sent_row(item.stub)
+        if sign == "=":  # (what its line sends as messages of their own: a call's result)
+            yield from (f"= {_row(one, '', said)}" for one in sent.beside.pop(item.line, ()))
     while placed:
         yield placed.pop()[1]
 

@@ -159,7 +159,7 @@ def test_item_completed_when_no_response_items(tmp_path: Path) -> None:
     states = {op.tool: op.state for op in t.tool_operations}
     assert states == {"command_execution": "failed", "apply_patch": "completed"}
     cmd = next(op for op in t.tool_operations if op.tool == "command_execution")
-    assert cmd.result == "boom" and cmd.arguments == ["bash", "-lc", "exit 3"]
+    assert cmd.result == "boom" and cmd.arguments == {"command": ["bash", "-lc", "exit 3"]}
     assert any(i.kind == "event" and "SomethingNew" in i.parts[0].text for i in t.raw)
     # the raw view (and the diff) says whose each completed item is, as the replay does
     said = {i.text: i.role for i in t.raw if i.kind == "event" and i.text}

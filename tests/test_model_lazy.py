@@ -135,6 +135,8 @@ def test_tail_first_ends_like_the_whole_read(tmp_path: Path) -> None:
         last, expected = end.messages[-1].to_json(), whole.messages[-1].to_json()
         last.pop("id")
         expected.pop("id")
+        if "model" not in last:  # nor its turn's model, where no turn_context of it is in it
+            expected.pop("model", None)
         assert last == expected
 
 

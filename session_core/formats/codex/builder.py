@@ -315,7 +315,8 @@ class CodexBuilder(CodexRewrites):
                 parts, role = [Part("other", compact(payload), name=kind)], "system"
             else:  # (kept: the parts are not what the line says as they are)
                 parts, role = shown.parts, shown.role
-            self._add(parts, line, role, "event", ts, keep=True)
+            model = self.model if role == "assistant" else None  # (its turn's, as a response's)
+            self._add(parts, line, role, "event", ts, keep=True, model=model)
             return
         if kind == "task_started":
             self._start_run(str_or_none(payload.get("turn_id")), line, ts)
@@ -438,6 +439,7 @@ class CodexBuilder(CodexRewrites):
         if conversation is not None:
             if conversation.role == "assistant":
                 self.tally.spoke = True  # (a model output: its report is no repeat)
+                conversation.model = self.model  # (its turn's, as a response item's)
             if item.get("type") == "UserMessage":
                 self._prompt("\n".join(p.text for p in conversation.parts if p.kind == "text"))
             if self.best >= COMPLETED:
@@ -455,7 +457,9 @@ class CodexBuilder(CodexRewrites):
             # Sent as a call and its answer, as response items say the same: two messages.
             call = [p for p in shown.parts if p.kind != "tool-result"]
             answer = [p for p in shown.parts if p.kind == "tool-result"]
-            self.tier_view[COMPLETED].append(Item(shown.id, "assistant", call, line, ts=ts))
+            self.tier_view[COMPLETED].append(
+                Item(shown.id, "assistant", call, line, ts=ts, model=self.model)
+            )
             if answer:
                 self.tier_view[COMPLETED].append(
                     Item(f"{shown.id}.result", "tool", answer, line, ts=ts)
@@ -465,7 +469,10 @@ class CodexBuilder(CodexRewrites):
 
     def _answered(self) -> bool:
         """Did the open prompted run end with the assistant's message, no call left?"""
-        return self.answered and not any(self.op_run[i] == self.open_run for i in self.pending)
+        open_run, unstated = self.open_run, self.unstated  # (no output answers those)
+        return self.answered and not any(
+            self.op_run[i] == open_run and i not in unstated for i in self.pending
+        )
 
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:
@@ -503,20 +510,6 @@ class CodexBuilder(CodexRewrites):
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         messages: Sequence[Item]
         ops: Sequence[ToolOp]
-        if self.best in (RESPONSE, NONE):
-            messages = Items(self.raw, entries=self.view.codes, own=self.view.own)
-            column = self.op_items
-            states: dict[int, OpState] = {}  # the pending ones' at this snapshot
-            for index in self.pending:
-                run_index = self.op_run[index]
-                cut = run_index >= 0 and self.runs[run_index].state != "running"
-                states[index] = classify_op(
-                    has_result=False, interrupted=cut, writer_alive=writer_alive
-                )
-            ops = CodexOps(column, len(column), states)
-        else:
-            messages = list(self.tier_view[self.best])
-            ops = list(self.tier_ops)
         runs = list(self.runs)  # an ended run no longer changes: only open ones are copied
         for index, run in enumerate(runs):
             if run.state == "running":
@@ -528,6 +521,23 @@ class CodexBuilder(CodexRewrites):
                     if prompted and self._answered() and not self.prompted_ends:
                         copy.state = "finished"  # a prompted run: its answer came last
                 runs[index] = copy
+        if self.best in (RESPONSE, NONE):
+            messages = Items(self.raw, entries=self.view.codes, own=self.view.own)
+            column = self.op_items
+            states: dict[int, OpState] = {}  # the pending ones' at this snapshot
+            for index in self.pending:
+                run_index = self.op_run[index]
+                if index in self.unstated and runs[run_index].state == "finished":
+                    states[index] = "completed"  # (``_settle_unstated``, at this snapshot)
+                    continue
+                cut = run_index >= 0 and self.runs[run_index].state != "running"
+                states[index] = classify_op(
+                    has_result=False, interrupted=cut, writer_alive=writer_alive
+                )
+            ops = CodexOps(column, len(column), states)
+        else:
+            messages = list(self.tier_view[self.best])
+            ops = list(self.tier_ops)
         tally = self.tally
         meta = dict(self.meta)
         if self.thread_name is not None:

@@ -55,6 +55,8 @@ class CodexCalls(CodexTurns):
         else:
             self.pending[at] = None
             column.waiting[call_id] = at
+            if status is None and kind in SETTLED_BY_STATUS and open_run >= 0:
+                self.unstated[at] = None
 
     def _output(
         self,

@@ -1,7 +1,12 @@
 """Newer writers' ``item_completed`` tool items (CommandExecution, FileChange, ...).
 
 Each is a call and its outcome in one event; it becomes a tool operation only in a
-file that has no ``response_item`` saying the same (the builder decides).
+file that has no ``response_item`` saying the same (the builder decides). They read as
+the response items saying the same do: a command as its command line (its arguments
+``{"command": argv}``, a shell call's), a file change as the patch it made (in
+``apply_patch``'s envelope: read by the files it touches), a result's content blocks
+as their text (``decode_output``), a web search with no result (as its
+``web_search_call`` has none).
 """
 
 from __future__ import annotations
@@ -10,10 +15,12 @@ from typing import Any
 
 from ...model import Item
 from ...parts import Part
-from ...text import command_line, str_or_none
+from ...patch_args import BEGIN
+from ...text import error_message, str_or_none
 from ...tool_ops import OpState, ToolOp, classify_op
-from .items import field
-from .tools import compact, rust_seconds
+from .event_words import file_change
+from .items import field, searched
+from .tools import compact, decode_output, rust_seconds, shown_arguments
 
 TOOL_ITEMS = ("CommandExecution", "FileChange", "McpToolCall", "WebSearch", "DynamicToolCall")
 
@@ -30,6 +37,34 @@ def _duration(item: dict[str, Any]) -> float | None:
     return rust_seconds(item.get("duration"))
 
 
+def changes_patch(changes: Any) -> str | None:
+    """A FileChange's ``changes`` (``{path: {type: add|delete|update, ...}}``) as the
+    patch that makes them, in ``apply_patch``'s envelope; None where a change is of no
+    kind Codex writes (its JSON is then shown)."""
+    if not isinstance(changes, dict) or not changes:
+        return None
+    lines = [BEGIN]
+    for path, change in changes.items():
+        kind, fields = file_change(change)
+        if kind == "add":
+            lines.append(f"*** Add File: {path}")
+            content = fields.get("content")
+            lines += [f"+{row}" for row in content.splitlines()] if isinstance(content, str) else []
+        elif kind == "delete":
+            lines.append(f"*** Delete File: {path}")
+        elif kind == "update":
+            lines.append(f"*** Update File: {path}")
+            moved = str_or_none(fields.get("move_path"))
+            if moved:
+                lines.append(f"*** Move to: {moved}")
+            diff = fields.get("unified_diff")
+            lines += diff.splitlines() if isinstance(diff, str) else []
+        else:
+            return None
+    lines.append("*** End Patch")
+    return "\n".join(lines)
+
+
 def completed_tool(
     item: dict[str, Any], item_id: str, line: int, ts: str | None, run_id: str | None
 ) -> tuple[Item, ToolOp] | None:
@@ -41,10 +76,12 @@ def completed_tool(
     status = _status(item)
     failed = status in ("failed", "declined", "error")
     result: str | None = None
+    answered = True  # (a web search has no result: it ended with its call)
     if kind == "CommandExecution":
         tool = "command_execution"
-        arguments: Any = item.get("command")
-        shown = command_line(arguments) or compact(arguments)
+        arguments: Any = {"command": item.get("command")}  # (a shell call's arguments)
+        if isinstance(item.get("cwd"), str):
+            arguments["cwd"] = item["cwd"]
         output = field(item, "aggregated_output")
         if not isinstance(output, str):
             output = field(item, "formatted_output")
@@ -56,37 +93,38 @@ def completed_tool(
             failed = True
     elif kind == "FileChange":
         tool = "apply_patch"
-        arguments = item.get("changes")
-        shown = "\n".join(arguments) if isinstance(arguments, dict) else compact(arguments)
+        arguments = changes_patch(item.get("changes")) or item.get("changes")
         out = [t for t in (item.get("stdout"), item.get("stderr")) if isinstance(t, str) and t]
         result = "\n".join(out) if out else None
     elif kind == "McpToolCall":
         server, name = str_or_none(item.get("server")) or "?", str_or_none(item.get("tool")) or "?"
         tool = f"mcp:{server}/{name}"
         arguments = item.get("arguments")
-        shown = compact(arguments)
         error = item.get("error")
         if error is not None:
             failed = True
-            result = compact(error)
+            result = error_message(error) or compact(error)
         elif item.get("result") is not None:
-            result = compact(item.get("result"))
+            outcome = decode_output(item.get("result"))  # (its content blocks' text)
+            result, failed = outcome.text, failed or outcome.failed
     elif kind == "WebSearch":
         tool = "web_search"
         arguments = item.get("action") if item.get("action") is not None else item.get("query")
-        shown = str_or_none(item.get("query")) or compact(arguments)
+        answered = False
     else:
         tool = str_or_none(item.get("tool")) or "dynamic_tool"
         arguments = item.get("arguments")
-        shown = compact(arguments)
         if item.get("success") is False or item.get("error") is not None:
             failed = True
-        if item.get("content_items") is not None or item.get("contentItems") is not None:
-            result = compact(field(item, "content_items"))
+        content = field(item, "content_items")
+        if content is not None:
+            result = decode_output(content).text
     done = status not in ("inprogress", "running", "pending")
     state: OpState = classify_op(has_result=done, failed=failed)
-    parts = [Part("tool-call", shown, call_id=call_id, name=tool, data=arguments)]
-    if done:
+    parts = [
+        Part("tool-call", _shown(tool, item, arguments), call_id=call_id, name=tool, data=arguments)
+    ]
+    if done and answered:
         parts.append(Part("tool-result", result or "", call_id=call_id, is_error=failed))
     op = ToolOp(
         call_id=call_id,
@@ -95,7 +133,7 @@ def completed_tool(
         arguments=arguments,
         result=result,
         line=line,
-        result_line=line if done else None,
+        result_line=line if done and answered else None,
         run_id=run_id,
         message_id=item_id,
         started=ts,
@@ -105,4 +143,15 @@ def completed_tool(
     return Item(item_id, "assistant", parts, line, ts=ts), op
 
 
-__all__ = ["TOOL_ITEMS", "completed_tool"]
+def _shown(tool: str, item: dict[str, Any], arguments: Any) -> str:
+    """How a call's arguments read (a response item's call's rule, ``shown_arguments``;
+    a web search's, ``searched``)."""
+    if tool == "web_search":
+        query = str_or_none(item.get("query"))
+        said = query or (searched(arguments) if isinstance(arguments, dict) else None)
+        if said:
+            return said
+    return shown_arguments(tool, arguments, arguments)
+
+
+__all__ = ["TOOL_ITEMS", "changes_patch", "completed_tool"]

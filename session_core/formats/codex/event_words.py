@@ -45,20 +45,28 @@ def _exec_end(payload: dict[str, Any]) -> str | None:
     return f"{head}exit {code}{_took(payload)}"
 
 
+def file_change(change: Any) -> tuple[str | None, dict[str, Any]]:
+    """A file's change as Codex writes it, ``{type: update, ...}`` (newer) or
+    ``{update: {...}}`` (older writers): its kind (``add``, ``delete``, ``update``; None
+    where it says none) and its fields (``content``, ``unified_diff``, ``move_path``)."""
+    if not isinstance(change, dict):
+        return None, {}
+    kind = change.get("type")
+    if not isinstance(kind, str) and len(change) == 1:
+        kind, inner = next(iter(change.items()))
+        change = inner if isinstance(inner, dict) else {}
+    return (kind if isinstance(kind, str) else None), change
+
+
 def _change(path: str, change: Any) -> str:
-    """One file of a patch: ``M /repo/Makefile`` (a move: ``R old → new``). A change is
-    ``{type: update, ...}`` (newer) or ``{update: {...}}`` (older writers)."""
-    if isinstance(change, dict):
-        kind = change.get("type")
-        if not isinstance(kind, str) and len(change) == 1:
-            kind, inner = next(iter(change.items()))
-            change = inner if isinstance(inner, dict) else {}
-        moved = str_or_none(change.get("move_path"))
-        if moved:
-            return f"R {one_line(path)} → {one_line(moved)}"
-        letter = _CHANGE.get(kind) if isinstance(kind, str) else None
-        if letter:
-            return f"{letter} {one_line(path)}"
+    """One file of a patch: ``M /repo/Makefile`` (a move: ``R old → new``)."""
+    kind, fields = file_change(change)
+    moved = str_or_none(fields.get("move_path"))
+    if moved:
+        return f"R {one_line(path)} → {one_line(moved)}"
+    letter = _CHANGE.get(kind) if kind is not None else None
+    if letter:
+        return f"{letter} {one_line(path)}"
     return one_line(path)
 
 
@@ -213,4 +221,4 @@ def event_parts(kind: str | None, payload: dict[str, Any]) -> list[Part]:
     return [Part("other", text, name=str(kind)) if words is None else WordedPart(words, text, kind)]
 
 
-__all__ = ["ERRORS", "NOT_A_NAME", "event_parts", "event_words", "thread_name"]
+__all__ = ["ERRORS", "NOT_A_NAME", "event_parts", "event_words", "file_change", "thread_name"]

@@ -40,6 +40,9 @@ OUTPUT_TYPES = (
 SETTLED_BY_STATUS = ("web_search_call", "image_generation_call")
 # Response items Codex never sends to the model (kept in the raw view only).
 NOT_SENT = ("ghost_snapshot",)
+# The encrypted compaction item (``compaction_summary``: its older name, which upstream
+# still reads as it, ``#[serde(alias)]``).
+COMPACTION_TYPES = ("compaction", "compaction_summary")
 TEXT_BLOCKS = ("input_text", "output_text", "text", "summary_text", "Text")  # shown as text
 
 
@@ -186,7 +189,7 @@ def call_arguments(payload: dict[str, Any]) -> tuple[Any, str]:
     if kind in ("local_shell_call", "web_search_call"):
         action = payload.get("action")
         if isinstance(action, dict):
-            shown = _searched(action) if kind == "web_search_call" else None
+            shown = searched(action) if kind == "web_search_call" else None
             if shown is not None:
                 return action, shown
             return action, shown_arguments(name, action, action)
@@ -196,7 +199,7 @@ def call_arguments(payload: dict[str, Any]) -> tuple[Any, str]:
     return parsed, shown_arguments(name, raw, parsed)
 
 
-def _searched(action: dict[str, Any]) -> str | None:
+def searched(action: dict[str, Any]) -> str | None:
     """What a web search did: its query, the page it opened, what it looked for where."""
     query, url, pattern = action.get("query"), action.get("url"), action.get("pattern")
     if isinstance(query, str):
@@ -239,7 +242,7 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
     if kind in OUTPUT_TYPES:
         part = result_part(decode_output(output_of(payload)), str_or_none(payload.get("call_id")))
         return Item(item_id, "tool", [part], line, ts=ts)
-    if kind == "compaction":
+    if kind in COMPACTION_TYPES:
         encrypted = payload.get("encrypted_content")
         size = len(encrypted) if isinstance(encrypted, str) else 0
         part = Part("other", f"[compaction summary, encrypted, {size:,} chars]", name="compaction")
@@ -314,6 +317,7 @@ def field(item: dict[str, Any], snake: str) -> Any:
 
 __all__ = [
     "CALL_TYPES",
+    "COMPACTION_TYPES",
     "NOT_SENT",
     "OUTPUT_TYPES",
     "SETTLED_BY_STATUS",
@@ -337,4 +341,5 @@ __all__ = [
     "reasoning_parts_of",
     "response_item",
     "result_part",
+    "searched",
 ]

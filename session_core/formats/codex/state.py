@@ -54,6 +54,9 @@ class CodexState(RawColumnBuilder):
         self.op_run = array("i")  # each op's run (index, -1: none; an int32, as OpColumn's)
         self.op_items = OpColumn(self.raw)  # every operation, packed (found by call id)
         self.pending: dict[int, None] = {}  # ops with no result yet (ordered set)
+        # Pending calls settled by their status that wrote none (a ``web_search_call``'s
+        # is optional; upstream writes it once done): completed when their turn finishes.
+        self.unstated: dict[int, None] = {}
         self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id
         self.late_duration: dict[str, float] = {}  # an MCP end event's, by call id
         self.thread_name: str | None = None  # the latest ``thread_name_updated``'s: the title

@@ -121,15 +121,17 @@ def _content_items(text: str) -> list[Any] | None:
 
 
 def content_items_text(items: list[Any]) -> str:
-    """The text of a list of content items (``input_text``, ``output_text``, images)."""
+    """The text of a list of content items (``input_text``, ``output_text``, images; a
+    dynamic tool's ``inputText`` / ``inputImage``, camelCase)."""
     texts: list[str] = []
     for block in items:
         if isinstance(block, dict):
             text = block.get("text")
             if isinstance(text, str):
                 texts.append(text)
-            elif str(block.get("type", "")).endswith("image"):
-                texts.append(image_text(block.get("image_url")))
+            elif str(block.get("type", "")).lower().endswith("image"):  # (``inputImage``)
+                url = block.get("image_url")
+                texts.append(image_text(url if url is not None else block.get("imageUrl")))
             else:
                 texts.append(compact(block))
         elif isinstance(block, str):

@@ -69,8 +69,29 @@ class CodexTurns(CodexState):
         (finished when that was the assistant's message, else cut off)."""
         run.state = "finished" if self.answered else "interrupted"
         run.end_at(*self.implicit_last)
+        if run.state == "finished":
+            self._settle_unstated(self.open_run)
         self.implicit = False
         self.open_run = -1
+
+    def _settle_unstated(self, run_index: int) -> None:
+        """The calls of run ``run_index`` that say no status of their own (``unstated``):
+        completed, as it finished, ended where they were written (upstream writes a
+        ``web_search_call`` once it is done)."""
+        if not self.unstated:
+            return
+        column = self.op_items
+        for at in [at for at in self.unstated if self.op_run[at] == run_index]:
+            del self.unstated[at]
+            if at in self.pending:
+                own = column.own.get(at)
+                if own is not None:
+                    own.ended = own.started
+                column.settle(at, "completed", at_call=True)
+                call_id = column.call_id(at)
+                if column.waiting.get(call_id) == at:
+                    del column.waiting[call_id]
+                del self.pending[at]
 
     def _cut_off(self, run: Run, stop: int | None, prompted: bool = False) -> None:
         """``run`` never ended (a later turn began at line ``stop``, or its writer is
@@ -116,6 +137,8 @@ class CodexTurns(CodexState):
         run = self.runs[index]
         run.state = state
         run.end_at(line, ts)
+        if state == "finished":
+            self._settle_unstated(index)
         if index == self.open_run:
             # (a ``task_complete``: writers that wrote no task events wrote turn_aborted)
             self.prompted_ends = self.prompted_ends or (self.implicit and state == "finished")
