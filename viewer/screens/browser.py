@@ -208,6 +208,7 @@ class BrowserScreen(DirectoryWatch):
         if self._fit(event.size.width):
             self.table.set_columns(self._columns())
         self._refresh_title()  # (the root is fitted to the width; the rest is as it was)
+        self._refresh_totals()  # (broken between facts to the width)
         self._refresh_detail()  # (its first line cut to the width, its second wrapped)
 
     # -- scanning ---------------------------------------------------------------
@@ -434,10 +435,13 @@ class BrowserScreen(DirectoryWatch):
             self.table.empty_text = none
             self.table.refresh()
         self.query_one("#browser-progress").display = self.scanning
-        self.query_one("#browser-totals", Static).update(
-            totals_line(self.rows.values(), self.table.row_count)
-        )
+        self._refresh_totals()
         self._refresh_detail()
+
+    def _refresh_totals(self) -> None:
+        width = max(self.size.width - 2, 20)  # (its padding; broken between its facts)
+        said = totals_line(self.rows.values(), self.table.row_count, width)
+        self.query_one("#browser-totals", Static).update(said)
 
     def _refresh_title(self) -> None:
         title = title_line(
