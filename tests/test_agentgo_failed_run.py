@@ -72,3 +72,41 @@ def test_the_browser_row_says_failed(tmp_path: Path) -> None:
         assert (row.status, row.failed_runs) == ("finished", 1)  # (no work left open)
         assert status_cell(row).plain == "failed"
         assert "1 run failed" in detail(row, str(path)).plain
+
+
+async def test_the_browser_finds_it_by_f_and_by_its_word(tmp_path: Path) -> None:
+    """``f`` (finished) keeps a file read *failed*, and says so; the text filter finds it by
+    the word its row shows (it matched ``finished`` alone); the footer counts it apart."""
+    import os
+
+    from test_browser import QuickApp, browser, scanned
+
+    from story import OLD_MTIME
+
+    failed = written(tmp_path / "failed.jsonl", write_runs)
+    ended = written(tmp_path / "ended.jsonl", write_ended)
+    for path in (failed, ended):
+        os.utime(path, (OLD_MTIME, OLD_MTIME))
+    app = QuickApp(str(tmp_path))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        footer = str(screen.query_one("#browser-totals").render())
+        assert "2 finished (1 failed)" in footer, footer
+        await pilot.press("f")
+        assert sorted(screen.order) == [str(ended), str(failed)]
+        binding = next(b for b in screen.BINDINGS if getattr(b, "key", "") == "f")
+        assert "failed" in getattr(binding, "tooltip", ""), binding
+        await pilot.press("slash", *"failed", "enter")
+        await pilot.pause()
+        assert screen.order == [str(failed)]
+
+
+def write_ended(path: Path) -> None:
+    """One closed run whose loop ended well."""
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("agent_start")
+        run.record("message_end", {"message": ANSWER})
+        run.record("agent_end", {"stop_reason": "end_turn"})
+        run.close()

@@ -315,6 +315,8 @@ def none_shown(every: int, needle: str, status: Status | None) -> str | None:
     said = [f"matches {one_line(needle, 40)!r}"] if needle else []
     if status == "not-a-transcript":
         said.append("is other than a transcript")
+    elif status == "finished":  # (a file read *failed* is one: its loop said it ended)
+        said.append("is finished (or failed)")
     elif status is not None:
         said.append(f"is {STATUS_NAME[status]}")
     return f"No file {' and '.join(said)}: a shows all {count(every, 'file')}."
@@ -334,6 +336,7 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
             summary.model,
             summary.status,
             STATUS_NAME[summary.status],
+            status_cell(summary).plain,  # (a finished file read *failed* is found so)
             summary.format,
         )
     )
@@ -430,10 +433,12 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
     summaries = list(summaries)
     in_parents = {path for summary in summaries for path in summary.counted}
     counts = dict.fromkeys(STATUSES, 0)
+    failed = 0  # (finished files read *failed*: among the finished, said with them)
     tokens, cost = _Total(0), _Total(0.0)
     transcripts = 0
     for summary in summaries:
         counts[summary.status] += 1
+        failed += summary.status == "finished" and bool(summary.failed_runs)
         if not summary.counts_known:
             continue
         transcripts += 1
@@ -448,7 +453,12 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
     for status in STATUSES:
         if counts[status]:
             named = f"{counts[status]:,} {STATUS_NAME[status]}"
-            facts.append(("  ", Text(named, style=STATUS_STYLE[status], end="")))
+            fact = Text(named, style=STATUS_STYLE[status], end="")
+            if status == "finished" and failed:
+                fact.append(" (")
+                fact.append(f"{failed:,} {FAILED[0]}", style=FAILED[1])
+                fact.append(")")
+            facts.append(("  ", fact))
     known = transcripts > tokens.unknown
     facts.append(
         ("  │  ", Text.assemble("tokens ", (f"{tokens.sum:,}" if known else "unknown", "bold")))

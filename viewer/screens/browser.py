@@ -76,7 +76,11 @@ class BrowserScreen(DirectoryWatch):
             tooltip="Only the unreadable files",
         ),
         Binding(
-            "f", "status('finished')", "Finished", show=False, tooltip="Only the finished files"
+            "f",
+            "status('finished')",
+            "Finished",
+            show=False,
+            tooltip="Only the finished files (those whose run failed too: they read failed)",
         ),
         Binding(
             "n",
