@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .agentgo.diff import ContextFolds, unsent_events
@@ -34,6 +34,7 @@ from .exportdoc import (
     noting_calls,
 )
 from .formats.agentgo.asked import unstarted_state
+from .formats.agentgo.model import failure_item
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
 from .text import Name, finish_mark
@@ -141,6 +142,8 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         "conversation",
         _conversation(agv, folds, view, paired),
     )
+    if view == "raw":  # (as the viewer's raw view says it: ``failure_item``)
+        conversation.items = _with_failures(agv, conversation.items)
     # (the calls the conversation shows, noted as it is written: the calls after it give
     # the others whole, a replayed view's calls a context event folded)
     shown: set[CallKey] | None = set() if view == "replayed" and folds is not None else None
@@ -270,6 +273,23 @@ _VIEWS: dict[View, str] = {
     "event held it, then everything committed since",
     "raw": "raw: every committed message, those a context event folded, dropped or stubbed marked",
 }
+
+
+def _with_failures(agv: AgentGoView, items: Iterable[Any]) -> Iterator[Any]:
+    """``items`` (a raw view's: a message each), each failed run's loop said where it
+    ended, after the messages committed before its ``agent_end``."""
+    ends = sorted(
+        (run.end_at[3], run.end_at[0], failure_item(run).text)
+        for run in agv.runs.values()
+        if run.failed and run.end_at is not None
+    )
+    taken = 0
+    for item in items:
+        while ends and ends[0][0] <= taken:
+            yield Note(ends.pop(0)[2], "bad")
+        yield item
+        taken += isinstance(item, MessageItem)
+    yield from (Note(said, "bad") for _after, _seq, said in ends)
 
 
 def _conversation(

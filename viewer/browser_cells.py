@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from session_core.fold import fold, holds
@@ -314,6 +315,8 @@ def none_shown(every: int, needle: str, status: Status | None) -> str | None:
     said = [f"matches {one_line(needle, 40)!r}"] if needle else []
     if status == "not-a-transcript":
         said.append("is other than a transcript")
+    elif status == "finished":  # (a file read *failed* is one: its loop said it ended)
+        said.append("is finished (or failed)")
     elif status is not None:
         said.append(f"is {STATUS_NAME[status]}")
     return f"No file {' and '.join(said)}: a shows all {count(every, 'file')}."
@@ -333,6 +336,7 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
             summary.model,
             summary.status,
             STATUS_NAME[summary.status],
+            status_cell(summary).plain,  # (a finished file read *failed* is found so)
             summary.format,
         )
     )
@@ -421,16 +425,20 @@ class _Total(Generic[_N]):
             self.sum += value
 
 
-def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
+def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text:
     """Files per status, then tokens and cost with the files that did not say. A subagent's
-    file that is a row of its own and counted in its parent's row is added once."""
+    file that is a row of its own and counted in its parent's row is added once. In
+    ``width`` cells (0: one line) on as many lines as they take, broken between facts, as
+    the headers' counts are (at 80 columns one line cut the cost, or its unknowns, off)."""
     summaries = list(summaries)
     in_parents = {path for summary in summaries for path in summary.counted}
     counts = dict.fromkeys(STATUSES, 0)
+    failed = 0  # (finished files read *failed*: among the finished, said with them)
     tokens, cost = _Total(0), _Total(0.0)
     transcripts = 0
     for summary in summaries:
         counts[summary.status] += 1
+        failed += summary.status == "finished" and bool(summary.failed_runs)
         if not summary.counts_known:
             continue
         transcripts += 1
@@ -438,19 +446,25 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
         tokens.add(summary.tokens, summary.tokens_alone, summary.tokens_partial, added)
         cost.add(summary.cost, summary.cost_alone, summary.cost_partial, added)
     total = sum(counts.values())
-    out = Text(no_wrap=True, overflow="ellipsis", end="")
-    out.append(f"{total:,} file{'s' if total != 1 else ''}", style="bold")
+    files = Text(f"{total:,} file{'s' if total != 1 else ''}", style="bold", end="")
     if shown != total:
-        out.append(f" ({shown:,} shown)")
+        files.append(f" ({shown:,} shown)", style="not bold")
+    facts: list[tuple[str, Text]] = [("", files)]
     for status in STATUSES:
         if counts[status]:
-            out.append("  ")
-            out.append(f"{counts[status]:,} {STATUS_NAME[status]}", style=STATUS_STYLE[status])
-    out.append("  │  ", style="dim")
-    out.append("tokens ")
-    out.append(f"{tokens.sum:,}" if transcripts > tokens.unknown else "unknown", style="bold")
-    out.append("  cost ")
-    out.append(money(cost.sum) if transcripts > cost.unknown else "unknown", style="bold")
+            named = f"{counts[status]:,} {STATUS_NAME[status]}"
+            fact = Text(named, style=STATUS_STYLE[status], end="")
+            if status == "finished" and failed:
+                fact.append(" (")
+                fact.append(f"{failed:,} {FAILED[0]}", style=FAILED[1])
+                fact.append(")")
+            facts.append(("  ", fact))
+    known = transcripts > tokens.unknown
+    facts.append(
+        ("  │  ", Text.assemble("tokens ", (f"{tokens.sum:,}" if known else "unknown", "bold")))
+    )
+    known = transcripts > cost.unknown
+    facts.append(("  ", Text.assemble("cost ", (money(cost.sum) if known else "unknown", "bold"))))
     # What a known total leaves out, said of each (a Codex rollout's tokens are known
     # where its model has no price: its cost alone is unknown).
     pairs = (("tokens", tokens.unknown), ("cost", cost.unknown))
@@ -460,6 +474,23 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
     said = [f"{what} unknown in {n:,}" for what, n in partial]
     parts = (("tokens", tokens.partial), ("cost", cost.partial))
     said += [f"{what} in part in {n:,} (≥)" for what, n in parts if n]
-    if said:
-        out.append(f"  ({', '.join(said)})", style="dim")
+    for index, words in enumerate(said):
+        shut = ")" if index == len(said) - 1 else ","
+        facts.append(("  (" if index == 0 else " ", Text(words + shut, style="dim", end="")))
+    return _broken(facts, width)
+
+
+def _broken(facts: list[tuple[str, Text]], width: int) -> Text:
+    """Each fact after its separator, on a new line where it would not fit on the last
+    (the separator then dropped, but for an opening bracket): never cut inside a fact but
+    where one is wider than a line alone."""
+    out = Text(no_wrap=True, overflow="ellipsis", end="")
+    line = 0  # (cells on the last line)
+    for sep, fact in facts:
+        if width and line and line + cell_len(sep) + fact.cell_len > width:
+            out.append("\n")
+            sep, line = sep.strip(" │"), 0
+        out.append(sep, style="dim" if sep.strip() else "")
+        out.append_text(fact)
+        line += cell_len(sep) + fact.cell_len
     return out

@@ -28,6 +28,9 @@ class Run:
     close_line: int = 0  # of its run_close (0: none, or not known)
     agent_started: bool = False
     agent_end: dict[str, Any] | None = None
+    # Where its agent_end is: its record's seq, line and time, and how many messages the
+    # session had committed before it (where a conversation says a failed loop ended)
+    end_at: tuple[int, int, str, int] | None = None
     last_seq: int = 0
     last_line: int = 0  # of its last record (0: not known, a tail's)
     last_time: str = ""

@@ -178,6 +178,7 @@ class AgentGoView:
                 run.agent_started = True
             elif kind == "agent_end":
                 run.agent_end = data
+                run.end_at = (seq, line, time, len(self.messages))
             elif kind == "turn_start":
                 run.turns += 1
         if kind == "message_end":

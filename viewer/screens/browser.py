@@ -37,7 +37,6 @@ from ..browser_cells import (
     SORTABLE,
     Sort,
     cells,
-    detail,
     fitting_columns,
     grouped,
     matches,
@@ -45,9 +44,10 @@ from ..browser_cells import (
     sort_key,
 )
 from ..browser_cells import totals as totals_line
-from ..safe import fit_path, one_line
+from ..safe import one_line
 from ..widgets.keys_footer import KeysFooter
 from ..widgets.virtual_table import Column, VirtualTable
+from .browser_labels import detail_text, title_line
 from .browser_watch import DirectoryWatch
 from .key_commands import key_commands
 
@@ -76,7 +76,11 @@ class BrowserScreen(DirectoryWatch):
             tooltip="Only the unreadable files",
         ),
         Binding(
-            "f", "status('finished')", "Finished", show=False, tooltip="Only the finished files"
+            "f",
+            "status('finished')",
+            "Finished",
+            show=False,
+            tooltip="Only the finished files (those whose run failed too: they read failed)",
         ),
         Binding(
             "n",
@@ -208,6 +212,7 @@ class BrowserScreen(DirectoryWatch):
         if self._fit(event.size.width):
             self.table.set_columns(self._columns())
         self._refresh_title()  # (the root is fitted to the width; the rest is as it was)
+        self._refresh_totals()  # (broken between facts to the width)
         self._refresh_detail()  # (its first line cut to the width, its second wrapped)
 
     # -- scanning ---------------------------------------------------------------
@@ -434,57 +439,32 @@ class BrowserScreen(DirectoryWatch):
             self.table.empty_text = none
             self.table.refresh()
         self.query_one("#browser-progress").display = self.scanning
-        self.query_one("#browser-totals", Static).update(
-            totals_line(self.rows.values(), self.table.row_count)
-        )
+        self._refresh_totals()
         self._refresh_detail()
 
+    def _refresh_totals(self) -> None:
+        width = max(self.size.width - 2, 20)  # (its padding; broken between its facts)
+        said = totals_line(self.rows.values(), self.table.row_count, width)
+        self.query_one("#browser-totals", Static).update(said)
+
     def _refresh_title(self) -> None:
-        # The state (sort, filter) before the root: a long root gives way, cut from the
-        # left as paths are (at 80 columns it pushed the sort off as "sorted by…").
-        state = Text(no_wrap=True, overflow="ellipsis", end="")
-        state.append(f"   sorted by {self.sort.describe()}")
-        if self.needle or self.status_filter:
-            state.append("   filter: ", style="bold")
-            shown = []
-            if self.status_filter:
-                shown.append(f"status {self.status_filter}")
-            if self.needle:
-                shown.append(repr(self.needle))
-            state.append(one_line(" and ".join(shown)))
-        state.append("   times in UTC", style="dim")
-        below = "  (and below)" if self.recursive else ""
-        head = " tailscope   "
-        width = self.size.width or 200
-        room = width - len(head) - len(below) - min(state.cell_len, width - len(head) - 12)
-        title = Text(no_wrap=True, overflow="ellipsis", end="")
-        title.append(" tailscope ", style="bold reverse")
-        title.append("  ")
-        title.append(fit_path(self.root, max(room, 12)), style="bold")
-        title.append(below, style="dim")
-        title.append_text(state)
+        title = title_line(
+            self.root,
+            self.recursive,
+            self.sort.describe(),
+            self.needle,
+            self.status_filter,
+            self.size.width or 200,
+        )
         self.query_one("#browser-title", Static).update(title)
 
     def _refresh_detail(self) -> None:
         path = self._selected_path()
         summary = self.rows.get(path) if path is not None else None
-        body = self.query_one("#browser-detail", Static)
-        if summary is not None:
-            shown = os.path.join(self.root, summary.rel) if len(self.bases) == 1 else summary.path
-            body.update(detail(summary, shown, self.size.width - 2))  # (its padding)
-        elif self.scanning:
-            body.update(Text("reading the directory…", style="dim"))
-        elif self.rows:  # (none shown: the table's first row says why, once)
-            body.update(Text("", end=""))
-        else:
-            body.update(
-                Text(
-                    f"No session's file below {one_line(self.root)} (a subagent's file is "
-                    "listed under its session's row).",
-                    style="dim",
-                    end="",
-                )
-            )
+        one_root = len(self.bases) == 1
+        width = self.size.width - 2  # (its padding)
+        text = detail_text(summary, self.root, one_root, self.scanning, bool(self.rows), width)
+        self.query_one("#browser-detail", Static).update(text)
 
     @on(VirtualTable.Highlighted, "#browser-table")
     def _highlighted(self) -> None:

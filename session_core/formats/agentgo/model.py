@@ -180,6 +180,7 @@ class AgentGoModel:
         # and those an execution took (``_taken``: one that leaves goes back).
         self._unstarted: dict[tuple[str, str], ToolOp] = {}
         self._taken: dict[tuple[str, str], ToolOp] = {}
+        self._failures: dict[str, Item] = {}  # a failed run's id -> its error row (``_raw``)
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -239,7 +240,7 @@ class AgentGoModel:
                 "model": self._first_model(),
             },
             messages=self._sent(n),
-            raw=Items(self.column, n),
+            raw=self._raw(n),
             tool_operations=ops,
             compactions=self._compactions(),
             runs=runs,
@@ -248,6 +249,30 @@ class AgentGoModel:
             lines=view.last_line,
             writer_alive=writer_alive,
         )
+
+    def _raw(self, n: int) -> Items:
+        """Every committed message, and where a run's loop failed an ``error`` row of its
+        own after the messages committed before its ``agent_end`` (``e`` stops there, as at
+        Claude Code's API error or Codex's error event, which their raw views show too)."""
+        view = self.view
+        ends = sorted(
+            (run.end_at[3], run.end_at[0], run)
+            for run in view.runs.values()
+            if run.failed and run.end_at is not None and run.end_at[3] <= n
+        )
+        if not ends:
+            return Items(self.column, n)
+        own = self._failures
+        entries: list[int] = []
+        taken = 0
+        for after, _seq, run in ends:
+            entries.extend(range(taken, after))
+            taken = after
+            if run.id not in own:  # (made once: a later snapshot's row is the same)
+                own[run.id] = failure_item(run)
+            entries.append(-1 - list(own).index(run.id))
+        entries.extend(range(taken, n))
+        return Items(self.column, entries=entries, own=list(own.values()))
 
     def _first_model(self) -> str | None:
         """Its first model call's model, as the browser's row says it (the header said
@@ -534,6 +559,20 @@ def run_state(run: AgentGoRun, status: str) -> RunState:
     if run.failed:
         return "failed"
     return "finished" if status == "closed" else "running" if status == "open" else "interrupted"
+
+
+def failure_item(run: AgentGoRun) -> Item:
+    """The row that says where run ``run``'s loop failed, in its error's words (shown
+    inert, as every text is): of kind ``error``, at its ``agent_end``'s line."""
+    seq, line, time, _after = run.end_at or (run.last_seq, run.last_line, run.last_time, 0)
+    return Item(
+        f"failed-{run.id}",
+        "system",
+        [Part("text", f"run {run.id} {run.outcome()}")],  # (``failed: <its error>``)
+        line=_file_line(line, seq),
+        kind="error",
+        ts=time or None,
+    )
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
