@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from .item_ends import LAST_LOOK, LineEnds, last_stamp
 from .parts import LazyPart, Part, PartRef, PartSource
-from .text import count
+from .text import count, one_line
 from .times import seconds_between
 from .tool_ops import (
     STATE_LABELS,
@@ -309,6 +309,14 @@ class Run:
     # A fork's copy of its parent's turn: its responses are the parent's, counted in the
     # parent's file (its ``usage`` holds none of them: not unknown, not 0).
     copied: bool = False
+    # The model answered in it (a message, reasoning, a call of its): a run whose usage
+    # no response reported is then unknown (a file that wrote no report), never one that
+    # made no model request. (A format that counts a response per model output, as v1,
+    # Claude Code and agentgo do, has it said by its ``usage`` too.)
+    answered: bool = False
+    # Why it ended as it did, where its file says (Codex's ``turn_aborted`` reason:
+    # ``interrupted``, ``replaced`` by a new prompt, ``review_ended``), as written.
+    reason: str | None = None
 
     def end_at(self, line: int | None, ts: str | None) -> None:
         """It ended at ``line`` (its last, or its end event's), at ``ts``: how long it took
@@ -316,12 +324,23 @@ class Run:
         self.end_line, self.ended = line, ts
         self.duration = seconds_between(self.started, ts)
 
+    def state_said(self) -> str:
+        """Its state, with why it ended so where its file says: ``aborted (replaced)``
+        (the reason on one line, inert)."""
+        return f"{self.state} ({one_line(self.reason)})" if self.reason else self.state
+
+    @property
+    def unrequested(self) -> bool:
+        """It made no model request: no response to count, none reported
+        (``Usage.unrequested``) and no output of the model in it (``answered``)."""
+        return not self.answered and self.usage.unrequested
+
     def describe_usage(self) -> str:
         """Its ``usage.describe()``, or that its usage is its parent's; blank where it made
-        no model request (``Usage.unrequested``), as the Runs tab says it."""
+        no model request (``unrequested``), as the Runs tab says it."""
         if self.copied:
             return COPIED_USAGE
-        return "" if self.usage.unrequested else self.usage.describe()
+        return "" if self.unrequested else self.usage.describe()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

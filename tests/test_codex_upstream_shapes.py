@@ -1,0 +1,130 @@
+"""What upstream Codex writes that the reader said wrongly (the s39 audit of the reader
+against openai/codex): a run the model answered in with no ``token_count`` (0.1x
+rollouts wrote none) reads "usage unknown", never "no model request"; an output of a
+call the file never had is warned of; a ``turn_aborted`` says its reason."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+from codex_helpers import CODEX, opened
+from codex_writer import RolloutWriter, legacy_story, message_payload
+
+from session_core.export import export
+from session_core.model import Transcript
+from story import OLD_MTIME
+from viewer.widgets.model_panes import run_entries, usage_short
+
+ORPHAN = "answers 'ghost', which is not an operation this transcript dispatched"
+
+
+def _both_ways(path: Path) -> list[Transcript]:
+    """The file read whole (typed lines), and fed a parsed record at a time (the dict
+    path a follow's parsed updates take)."""
+    builder = CODEX.builder(str(path))
+    for number, raw in enumerate(path.read_bytes().splitlines(), 1):
+        builder.feed(orjson.loads(raw), number)
+    return [opened(path, alive=False), builder.transcript(writer_alive=False)]
+
+
+# -- a run with model output and no usage report --------------------------------------
+
+
+def test_a_run_the_model_answered_without_a_token_count_reads_usage_unknown(
+    tmp_path: Path,
+) -> None:
+    """(audit finding 1) An 0.1x rollout has no ``token_count`` lines: its run held a
+    reasoning item, a shell call and the answer, yet the Runs tab said "no model request"
+    and a blank usage while the header said "usage unknown"."""
+    path = tmp_path / "legacy.jsonl"
+    legacy_story(str(path))
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    for t in _both_ways(path):
+        (run,) = t.runs
+        assert run.answered and not run.unrequested
+        assert run.describe_usage() == "unknown" == t.usage.describe()
+        assert usage_short(run.usage, answered=run.answered) == "unknown"
+        assert run_entries(run, 0, None)[1][1].endswith(" · usage unknown")
+    table = export(path, "md").split("## Runs", 1)[1].split("\n\n## ", 1)[0]
+    row = next(line for line in table.splitlines() if "| list the files |" in line)
+    assert [c.strip() for c in row.strip().strip("|").split("|")][4] == "unknown", row
+
+
+def test_a_turn_aborted_before_any_output_still_made_no_model_request(tmp_path: Path) -> None:
+    """The other side of the rule: a turn with a prompt and no model output (aborted
+    before its request) stays blank, while the next, answered without a report, is
+    unknown."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "do it")
+    w.event("turn_aborted", turn_id="t1", reason="interrupted")
+    w.task_started("t2")
+    w.message("user", "again")
+    w.event("agent_message", message="done")  # (an event alone: an older writer's answer)
+    w.task_complete("t2")
+    path = Path(w.path)
+    for t in _both_ways(path):
+        first, second = t.runs
+        assert first.unrequested and first.describe_usage() == ""
+        assert usage_short(first.usage, answered=first.answered) == ""
+        assert run_entries(first, 0, None)[1][1].endswith(" · no model request")
+        assert second.answered and second.describe_usage() == "unknown"
+        assert run_entries(second, 1, None)[1][1].endswith(" · usage unknown")
+
+
+# -- an output whose call the file never had -----------------------------------------
+
+
+def test_an_output_of_no_call_is_warned_of_with_its_line_and_call_id(tmp_path: Path) -> None:
+    """(audit finding 12) An orphan ``function_call_output`` was shown unpaired and said
+    nowhere. An output of a call folded into a compaction's history is no orphan."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "go")
+    w.function_call("shell", {"command": ["ls"]}, "c1")
+    w.function_output("c1", "a.txt")
+    w.function_output("c1", "again")  # (its call's, answered twice: no orphan)
+    folded = {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c9"}
+    w.compacted("summary", [message_payload("user", "go"), folded])
+    w.function_output("c9", "late")  # its call is in the history the compaction kept
+    orphan = w.function_output("ghost", "orphan output")
+    w.task_complete("t1")
+    for t in _both_ways(Path(w.path)):
+        said = [warning for warning in t.warnings if "answers" in warning]
+        assert said == [f"line {orphan}: {ORPHAN} (shown unpaired)"], t.warnings
+
+
+# -- why a turn was aborted -----------------------------------------------------------
+
+
+def test_an_aborted_turn_says_its_reason_inert(tmp_path: Path) -> None:
+    """(audit finding 9) ``turn_aborted``'s reason (``replaced``: a new prompt superseded
+    the turn) was in its raw line alone; the Runs detail and the export say it, on one
+    line and inert."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "first")
+    w.event("turn_aborted", turn_id="t1", reason="replaced")
+    w.task_started("t2")
+    w.message("user", "second")
+    w.event("turn_aborted", turn_id="t2", reason="\x1b[31m[bold]odd[/]\nnext")
+    w.task_started("t3")
+    w.message("user", "third")
+    w.event("turn_aborted", turn_id="t3")  # (no reason: none said)
+    path = Path(w.path)
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    for t in _both_ways(path):
+        first, second, third = t.runs
+        assert (first.state, first.reason) == ("aborted", "replaced")
+        assert run_entries(first, 0, None)[0][1].startswith("run 1  t1  aborted (replaced)  ")
+        header = run_entries(second, 1, None)[0][1]
+        assert "\x1b" not in header and "\n" not in header and "odd" in header
+        assert third.reason is None and third.state_said() == "aborted"
+        assert "reason" not in first.to_json()  # (the JSON's keys as they were)
+    md = export(path, "md").replace("\\", "")  # (its escapes of md)
+    assert "| t1 | aborted (replaced) |" in md
