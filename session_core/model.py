@@ -57,6 +57,10 @@ def make_lazy(parts: list[Part], source: PartSource | None, key: Any, line_bytes
             parts[index] = LazyPart(part, source, key, index)
 
 
+# The parts a message's JSON ``content`` says: its text, and an image's words for it.
+_SAID_KINDS = ("text", "image")
+
+
 @dataclass(slots=True)
 class Item:
     """One conversation item: a message, or (in the raw view) any other line.
@@ -107,7 +111,10 @@ class Item:
 
     def to_json(self) -> dict[str, Any]:
         """The replay JSON of a message: id, role, content, and its tool calls or answer."""
-        out: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
+        # (an image's words, ``[image image/png]``, among its text as the views show it:
+        # the text is all the JSON carries of a message)
+        said = "\n".join(p.text for p in self.parts if p.kind in _SAID_KINDS)
+        out: dict[str, Any] = {"id": self.id, "role": self.role, "content": said}
         calls = self.tool_calls()
         if calls:
             out["tool-calls"] = calls
@@ -116,8 +123,9 @@ class Item:
             out["tool-call-id"] = answers[0].call_id
             if len(answers) > 1:  # (one line answering several calls: each named)
                 out["tool-call-ids"] = [p.call_id for p in answers]
-            if out["content"]:  # text beside the results (a hook's, an interruption's)
-                out["text"] = out["content"]
+            text = self.text
+            if text:  # text beside the results (a hook's, an interruption's)
+                out["text"] = text
             out["content"] = "\n".join(p.text for p in answers)
         if self.stub is not None:  # what is sent: the stub, not what it replaced
             out["content"] = self.stub

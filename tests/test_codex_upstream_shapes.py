@@ -128,3 +128,56 @@ def test_an_aborted_turn_says_its_reason_inert(tmp_path: Path) -> None:
         assert "reason" not in first.to_json()  # (the JSON's keys as they were)
     md = export(path, "md").replace("\\", "")  # (its escapes of md)
     assert "| t1 | aborted (replaced) |" in md
+
+
+# -- an undo checkpoint; a prompt's image in the JSON --------------------------------
+
+
+def test_a_ghost_snapshot_is_named_an_undo_snapshot_and_kept_whole(tmp_path: Path) -> None:
+    """(audit finding 10) ``ghost_snapshot`` (upstream's undo checkpoint) read as its
+    raw JSON; it is named by its commit, its payload kept whole as the part's data, and
+    it is still never sent (the raw view's record alone)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "edit it")
+    commit = {"id": "deadbeef", "parent": "cafebabe", "preexisting_untracked_files": []}
+    payload = {"type": "ghost_snapshot", "ghost_commit": commit}
+    line = w.write("response_item", payload)
+    w.write("response_item", {"type": "ghost_snapshot", "ghost_commit": None})
+    w.task_complete("t1")
+    for t in _both_ways(Path(w.path)):
+        ghost, bare = (i for i in t.raw if i.line >= line and i.kind == "record")
+        assert [(p.name, p.text, p.data) for p in ghost.parts] == [
+            ("ghost_snapshot", "undo snapshot deadbeef", payload)
+        ]
+        assert bare.parts[0].text == "undo snapshot (no id)"
+        assert all(m.line < line for m in t.messages)
+    raw_md = export(Path(w.path), "md", view="raw").replace("\\", "")
+    assert "undo snapshot deadbeef" in raw_md
+
+
+def test_a_prompts_image_is_in_its_json_content_as_the_viewer_says_it(tmp_path: Path) -> None:
+    """(audit finding 11) A user message's ``input_image`` showed ``[image image/jpeg]``
+    in the viewer and the md export, but the replay JSON's content dropped it (a tool
+    output's image was there): the same words, no new key."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    image = {"type": "input_image", "image_url": "data:image/jpeg;base64,/9j/AAAA"}
+    prompt = message_payload("user", "what is this")
+    prompt["content"].append(image)
+    w.write("response_item", prompt)
+    w.message("assistant", "a cat")
+    w.task_complete("t1")
+    path = Path(w.path)
+    for t in _both_ways(path):
+        said = [m.to_json() for m in t.messages if m.role == "user"]
+        assert said[-1] == {
+            "id": said[-1]["id"],
+            "role": "user",
+            "content": "what is this\n[image image/jpeg]",
+            "ts": said[-1]["ts"],
+        }
+    replayed = orjson.loads(export(path, "json"))
+    assert "what is this\n[image image/jpeg]" in [m["content"] for m in replayed["messages"]]
