@@ -10,12 +10,14 @@ from pathlib import Path
 
 import orjson
 from codex_helpers import CODEX, opened
-from codex_writer import RolloutWriter, legacy_story, message_payload
+from codex_writer import SESSION, RolloutWriter, legacy_story, message_payload
+from helpers import app_loaded, wait_for
 
 from session_core.export import export
 from session_core.model import Transcript
 from story import OLD_MTIME
-from viewer.widgets.model_panes import run_entries, usage_short
+from viewer.screens.model_screen import ModelScreen
+from viewer.widgets.model_panes import RunsPane, run_entries, usage_short
 
 ORPHAN = "answers 'ghost', which is not an operation this transcript dispatched"
 
@@ -181,3 +183,39 @@ def test_a_prompts_image_is_in_its_json_content_as_the_viewer_says_it(tmp_path: 
         }
     replayed = orjson.loads(export(path, "json"))
     assert "what is this\n[image image/jpeg]" in [m["content"] for m in replayed["messages"]]
+
+
+# -- in the viewer: the Runs tab's usage, a fork's header ---------------------------
+
+PARENT = "019b0000-0000-7000-8000-0000000000p0"
+
+
+async def test_the_runs_tab_says_unknown_and_a_fork_header_names_its_parent(
+    tmp_path: Path,
+) -> None:
+    """(audit findings 1 and 8) The Runs tab's usage cell of a run the model answered in
+    with no report read blank; a fork's header did not say it was one (``peek`` and the
+    replay's meta did): ``forked_from_id=…``, the file's own word, as every fact."""
+    path = tmp_path / "fork.jsonl"
+    w = RolloutWriter(path)
+    w.session_meta(forked_from_id=PARENT)
+    w.session_meta(PARENT)  # (the parent's history, copied as Codex copies it)
+    w.task_started("t1")
+    w.message("user", "parent prompt")
+    w.message("assistant", "parent answer")
+    w.task_complete("t1")
+    w.task_started("t2")
+    w.message("user", "child prompt")
+    w.task_complete("t2")  # (no model request)
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    async with app_loaded(path, ModelScreen, (160, 30)) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        header = str(screen.query_one("ModelStatus").render())
+        assert f"forked_from_id={PARENT}" in header, header
+        assert SESSION not in header
+        screen.action_show_tab("runs")
+        await wait_for(pilot, lambda: bool(app.query(RunsPane)))
+        pane = app.query_one(RunsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 2)
+        assert pane.table.column_cells("usage") == ["unknown", ""]
