@@ -219,3 +219,17 @@ async def test_the_runs_tab_says_unknown_and_a_fork_header_names_its_parent(
         pane = app.query_one(RunsPane)
         await wait_for(pilot, lambda: pane.table.row_count == 2)
         assert pane.table.column_cells("usage") == ["unknown", ""]
+
+
+def test_a_claude_code_prompts_image_is_in_its_json_content_too(tmp_path: Path) -> None:
+    """The rule is the neutral model's (``Item.to_json``): a Claude Code prompt's image
+    placeholder is in its replay content as its md export has it."""
+    from claude_code_writer import CCWriter, text
+
+    w = CCWriter()
+    w.user([text("look"), {"type": "image", "source": {"media_type": "image/png"}}])
+    path = w.write(tmp_path / "session.jsonl")
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    messages = orjson.loads(export(path, "json"))["messages"]
+    assert [m["content"] for m in messages] == ["look\n[image image/png]"]
+    assert "[image image/png]" in export(path, "md")
