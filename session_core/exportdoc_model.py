@@ -415,7 +415,7 @@ def _runs(transcript: Transcript) -> Section:
     rows = (
         [
             run.id,
-            run.state,
+            run.state_said(),
             f"line {run.line}",
             duration_text(run.duration),
             run.describe_usage(),

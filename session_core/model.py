@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from .item_ends import LAST_LOOK, LineEnds, last_stamp
 from .parts import LazyPart, Part, PartRef, PartSource
+from .runs import COPIED_USAGE, Run, RunContext, RunState
 from .text import count
-from .times import seconds_between
 from .tool_ops import (
     STATE_LABELS,
     STATE_TONES,
@@ -55,6 +55,10 @@ def make_lazy(parts: list[Part], source: PartSource | None, key: Any, line_bytes
             continue
         if len(part.text) > LAZY_TEXT or (long_line and part.data is not None):
             parts[index] = LazyPart(part, source, key, index)
+
+
+# The parts a message's JSON ``content`` says: its text, and an image's words for it.
+_SAID_KINDS = ("text", "image")
 
 
 @dataclass(slots=True)
@@ -107,7 +111,10 @@ class Item:
 
     def to_json(self) -> dict[str, Any]:
         """The replay JSON of a message: id, role, content, and its tool calls or answer."""
-        out: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
+        # (an image's words, ``[image image/png]``, among its text as the views show it:
+        # the text is all the JSON carries of a message)
+        said = "\n".join(p.text for p in self.parts if p.kind in _SAID_KINDS)
+        out: dict[str, Any] = {"id": self.id, "role": self.role, "content": said}
         calls = self.tool_calls()
         if calls:
             out["tool-calls"] = calls
@@ -116,8 +123,9 @@ class Item:
             out["tool-call-id"] = answers[0].call_id
             if len(answers) > 1:  # (one line answering several calls: each named)
                 out["tool-call-ids"] = [p.call_id for p in answers]
-            if out["content"]:  # text beside the results (a hook's, an interruption's)
-                out["text"] = out["content"]
+            text = self.text
+            if text:  # text beside the results (a hook's, an interruption's)
+                out["text"] = text
             out["content"] = "\n".join(p.text for p in answers)
         if self.stub is not None:  # what is sent: the stub, not what it replaced
             out["content"] = self.stub
@@ -267,83 +275,6 @@ def overlay_counts(compactions: Sequence[Compaction]) -> OverlayCounts:
         else:
             folded += 1
     return OverlayCounts(folded, stubbed, rolled)
-
-
-@dataclass(slots=True)
-class RunContext:
-    """What a run was started with: facts and named sections (instructions, ...)."""
-
-    facts: list[tuple[str, str]] = field(default_factory=list)
-    sections: list[tuple[str, str]] = field(default_factory=list)  # (name, text)
-    line: int = 0
-    # The facts each run has a value of its own of (Codex's ``turn_id``): that it differs
-    # from the previous run's is no change, never marked or listed as one.
-    own_facts: tuple[str, ...] = ()
-
-
-# What a fork's copy of its parent's turn says of its usage.
-COPIED_USAGE = "the parent's (a copy of its turn: counted in the parent's file)"
-
-
-# A run's state: *failed* where the file says its loop ended in an error (agentgo's
-# ``agent_end``), in the word a failed tool operation has; every other but finished is
-# a run that did not finish well (the Runs tab's ``e`` stops at it).
-RunState = Literal["finished", "running", "interrupted", "aborted", "failed"]
-
-
-@dataclass(slots=True)
-class Run:
-    """A run (a turn, for the formats that have turns)."""
-
-    id: str
-    state: RunState
-    line: int
-    end_line: int | None = None
-    started: str | None = None
-    ended: str | None = None
-    duration: float | None = None  # seconds
-    prompt: str | None = None  # what started it (a user's prompt)
-    usage: Usage = field(default_factory=Usage)
-    context: RunContext | None = None
-    items: int = 0  # conversation items in it
-    # A fork's copy of its parent's turn: its responses are the parent's, counted in the
-    # parent's file (its ``usage`` holds none of them: not unknown, not 0).
-    copied: bool = False
-
-    def end_at(self, line: int | None, ts: str | None) -> None:
-        """It ended at ``line`` (its last, or its end event's), at ``ts``: how long it took
-        is from its start to then (None, never 0, where either time is unknown)."""
-        self.end_line, self.ended = line, ts
-        self.duration = seconds_between(self.started, ts)
-
-    def describe_usage(self) -> str:
-        """Its ``usage.describe()``, or that its usage is its parent's; blank where it made
-        no model request (``Usage.unrequested``), as the Runs tab says it."""
-        if self.copied:
-            return COPIED_USAGE
-        return "" if self.usage.unrequested else self.usage.describe()
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "state": self.state,
-            "line": self.line,
-            "end-line": self.end_line,
-            "started": self.started,
-            "ended": self.ended,
-            "duration": self.duration,
-            "usage": self.usage.to_json(),
-        }
-        if self.copied:  # (only then: every other run's keys as were)
-            out["copied-from-parent"] = True
-        if self.prompt is not None:
-            out["prompt"] = self.prompt
-        if self.context is not None:
-            out["context"] = {
-                "facts": [list(f) for f in self.context.facts],
-                "sections": [{"name": n, "text": t} for n, t in self.context.sections],
-            }
-        return out
 
 
 @dataclass(slots=True)

@@ -68,10 +68,13 @@ SHARED_META_KEYS: Mapping[str, Words] = {
     "client": (),  # the program that wrote it (no shared word: Codex's ``originator``)
     "title": ("title",),
     "started": ("started",),
+    # the session it is a fork of (no shared word: Codex's ``forked_from_id``): its file
+    # holds that one's history as copied
+    "forked": (),
 }
 # The facts the viewer's header shows, in order (each key of them that has a value, as
 # ``key=value``: the file's own word).
-HEADER_FACTS: Words = ("model", "cwd", "version", "branch", "client")
+HEADER_FACTS: Words = ("model", "cwd", "version", "branch", "client", "forked")
 
 
 def kinds_of(fmt: str | TranscriptFormat) -> Kinds:

@@ -51,15 +51,16 @@ RUN_TONES = {
 }
 
 
-def usage_short(usage: Usage, in_part: bool = False) -> str:
+def usage_short(usage: Usage, in_part: bool = False, *, answered: bool = False) -> str:
     """``12,345 tok``; ``≥12,345 tok`` where the total leaves out responses that reported
     none, or in part (``Usage.tokens_partial``; ``in_part``: a file's read left a line
     out), as the browser marks it; ``unknown`` (``tokens unknown`` beside a known cost),
     never 0, as ``Usage.describe`` says it; blank where no response could have reported
-    any (a run that made no model request)."""
+    any (a run that made no model request; ``answered``: the model answered in it, so
+    it did: ``Run.unrequested``)."""
     tokens = usage.tokens
     if tokens is None:
-        if usage.unrequested:
+        if usage.unrequested and not answered:
             return ""
         return "tokens unknown" if usage.known else "unknown"
     at_least = "≥" if usage.tokens_partial or in_part else ""
@@ -511,7 +512,10 @@ class RunsPane(TableDetail):
             "started": Cut(day_clock(run.started), run.started),  # (c copies it whole)
             "duration": Text(duration_text(run.duration), end=""),
             "items": Text(str(run.items), end=""),
-            "usage": Text("the parent's" if run.copied else usage_short(run.usage), end=""),
+            "usage": Text(
+                "the parent's" if run.copied else usage_short(run.usage, answered=run.answered),
+                end="",
+            ),
             "prompt": Cut(one_line(run.prompt, 60), run.prompt),  # (c copies it whole)
         }
 
@@ -555,7 +559,7 @@ def run_entries(
     took = f"took {took}" if took else "still running" if run.state == "running" else "took ?"
     started = f"started {one_line(run.started)} · " if run.started else ""
     out: list[Entry] = [
-        ("bold", f"run {index + 1}  {run.id}  {run.state}  {span}"),
+        ("bold", f"run {index + 1}  {run.id}  {run.state_said()}  {span}"),
         ("", f"{started}{took} · {count(run.items, 'item')} · {_usage_said(run)}"),
     ]
     if run.prompt:

@@ -62,6 +62,7 @@ class CodexFormat(AgentFormat):
         "version": ("cli_version",),
         "client": ("originator",),
         "started": ("timestamp",),
+        "forked": ("forked_from_id",),
     }
 
     def written_since(self, path: str, since: float) -> list[str]:

@@ -321,7 +321,8 @@ class CodexBuilder(CodexRewrites):
         if kind == "task_started":
             self._start_run(str_or_none(payload.get("turn_id")), line, ts)
         elif kind in _ENDED:
-            self._end_run(_ENDED[kind], str_or_none(payload.get("turn_id")), line, ts)
+            turn, reason = str_or_none(payload.get("turn_id")), str_or_none(payload.get("reason"))
+            self._end_run(_ENDED[kind], turn, line, ts, reason)
         elif kind in ("exec_command_end", "patch_apply_end", "mcp_tool_call_end"):
             self._late_outcome(kind, payload)
         elif kind == "thread_name_updated" and payload.get("thread_id") in (
@@ -387,7 +388,8 @@ class CodexBuilder(CodexRewrites):
         if type(payload) is lines.TaskStarted:
             self._start_run(payload.turn_id, line, ts)
         else:
-            self._end_run(_ENDED[lines.TAG[type(payload)]], payload.turn_id, line, ts)
+            reason = payload.reason if type(payload) is lines.TurnAborted else None
+            self._end_run(_ENDED[lines.TAG[type(payload)]], payload.turn_id, line, ts, reason)
         self._packed(line, self.system, self.event, 0, ts, 2)
         return True
 
@@ -399,7 +401,7 @@ class CodexBuilder(CodexRewrites):
         role = _LEGACY[kind]
         thought = kind in _THOUGHT
         if role == "assistant":
-            self.tally.spoke = True  # (a model output: its report is no repeat)
+            self._spoken()  # (a model output: its report is no repeat)
         if kind == "user_message" and not injected:
             if self.open_run < 0 or self.implicit:  # a prompt outside a turn starts one
                 if self.implicit:
@@ -438,7 +440,7 @@ class CodexBuilder(CodexRewrites):
         conversation = completed_item(item, item_id, line, ts)
         if conversation is not None:
             if conversation.role == "assistant":
-                self.tally.spoke = True  # (a model output: its report is no repeat)
+                self._spoken()
                 conversation.model = self.model  # (its turn's, as a response item's)
             if item.get("type") == "UserMessage":
                 self._prompt("\n".join(p.text for p in conversation.parts if p.kind == "text"))
@@ -451,7 +453,7 @@ class CodexBuilder(CodexRewrites):
         if tool is None:
             return None
         shown, op = tool
-        self.tally.spoke = True  # (the model's call)
+        self._spoken()  # (the model's call)
         if self.best >= COMPLETED:
             self._settle_source(COMPLETED)
             # Sent as a call and its answer, as response items say the same: two messages.

@@ -71,8 +71,10 @@ class CodexCalls(CodexTurns):
         """An output answers its call; ``verbatim``: its text is the line's ``output``
         string as it is (then the replay JSON copies that string from the line)."""
         at = self.op_items.answer(call_id) if call_id is not None else None
-        if at is None:
-            return  # an answer to a call this file does not have (kept as its item)
+        if at is None:  # an answer to a call this file does not have (kept as its item)
+            if call_id is not None and call_id not in self.compacted_calls:
+                self.warnings.append(orphan_output(line, call_id))
+            return
         column = self.op_items
         duration = outcome.duration
         if duration is None and self.late_duration:  # (what its MCP end event measured)
@@ -153,4 +155,13 @@ def _mcp_failed(result: Any) -> bool:
     return "Err" in result or (isinstance(ok, dict) and marked_error(ok))
 
 
-__all__ = ["CodexCalls"]
+def orphan_output(line: int, call_id: str) -> str:
+    """The warning for an output whose call id no call of the file has (in v1's words for
+    a settle of no dispatch): it is shown unpaired, as written."""
+    return (
+        f"line {line}: answers {call_id!r}, which is not an operation this transcript "
+        "dispatched (shown unpaired)"
+    )
+
+
+__all__ = ["CodexCalls", "orphan_output"]

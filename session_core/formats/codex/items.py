@@ -214,6 +214,14 @@ def searched(action: dict[str, Any]) -> str | None:
     return None
 
 
+def ghost_said(payload: dict[str, Any]) -> str:
+    """An undo checkpoint (Codex's ``ghost_snapshot``: a commit of the worktree it can
+    go back to): ``undo snapshot deadbeef``, its commit's id (the rest in its line)."""
+    commit = payload.get("ghost_commit")
+    ident = str_or_none(commit.get("id")) if isinstance(commit, dict) else None
+    return f"undo snapshot {ident or '(no id)'}"
+
+
 def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | None) -> Item:
     """One response item as a conversation item (unknown types kept as a raw record)."""
     kind = payload.get("type")
@@ -229,6 +237,9 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
         )
     if kind == "reasoning":
         return Item(item_id, "assistant", reasoning_parts(payload), line, ts=ts)
+    if kind == "ghost_snapshot":  # (its line kept whole: the raw views say the rest)
+        part = Part("other", ghost_said(payload), name="ghost_snapshot", data=payload)
+        return Item(item_id, "system", [part], line, kind="record", ts=ts)
     if kind in CALL_TYPES:
         arguments, shown = call_arguments(payload)
         part = Part(

@@ -16,7 +16,7 @@ it would treat as odd makes the line fall back.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
@@ -123,7 +123,8 @@ class TaskComplete(_Turn, tag="task_complete"): ...
 class TurnComplete(_Turn, tag="turn_complete"): ...
 
 
-class TurnAborted(_Turn, tag="turn_aborted"): ...
+class TurnAborted(_Turn, tag="turn_aborted"):
+    reason: Any = None  # (``interrupted``, ``replaced``, ``review_ended``: a str, as written)
 
 
 class UserMessage(_Payload, tag="user_message"):

@@ -223,6 +223,8 @@ class CodexResponses(CodexCalls):
             )
         if role == "assistant":
             self.tally.spoke = True  # (a model output: its report is no repeat)
+            if self.open_run >= 0:  # (``_spoken``'s, inline: for every item)
+                self.runs[self.open_run].answered = True
             early = self.early_usage
             if early is None:
                 self.last_response = index

@@ -38,7 +38,11 @@ class CodexRewrites(CodexResponses):
         parts.append(Part("other", replayed.note, name="compacted"))
         # What its history holds that no earlier line does (a developer message it made,
         # say), so the raw view holds the line's every word as written
-        written = isinstance(payload.get("replacement_history"), list)  # (else made here)
+        history = payload.get("replacement_history")
+        written = isinstance(history, list)  # (else made here)
+        for kept in history if isinstance(history, list) else ():
+            if isinstance(kept, dict) and isinstance(call_id := kept.get("call_id"), str):
+                self.compacted_calls.add(call_id)
         made = [e for e in replayed.view if isinstance(e, Item) and e.id.startswith(cid + ".")]
         # (a later rewrite folds them: its rows say them, read again from this line)
         source = self.part_source if written and self.rereadable() else None

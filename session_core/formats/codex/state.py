@@ -62,6 +62,9 @@ class CodexState(RawColumnBuilder):
         self.thread_name: str | None = None  # the latest ``thread_name_updated``'s: the title
         self.compactions: list[Compaction] = []
         self.made_items = MadeItems()  # what ``compacted`` lines made: a later one folds them
+        # The call ids a compaction's history holds: an output of one of those answers a
+        # call folded there, not one this file never had (``_output``'s warning).
+        self.compacted_calls: set[str] = set()
         self.runs: list[Run] = []
         self.run_contexts: list[dict[str, Any]] = []  # each run's context, what changed
         self.open_run = -1
@@ -166,6 +169,13 @@ class CodexState(RawColumnBuilder):
 
     def _run(self) -> Run | None:
         return self.runs[self.open_run] if self.open_run >= 0 else None
+
+    def _spoken(self) -> None:
+        """A model output came: its token report is no repeat (``TokenTally.spoke``), and
+        its run made a model request, whether or not a report says its usage."""
+        self.tally.spoke = True
+        if self.open_run >= 0:
+            self.runs[self.open_run].answered = True
 
     def _settle_source(self, best: int) -> None:
         """A better source of the conversation appeared: drop what the worse ones gave."""

@@ -129,13 +129,17 @@ class CodexTurns(CodexState):
                 entry["run-id"] = turn
         self.implicit = False
 
-    def _end_run(self, state: Any, turn: str | None, line: int, ts: str | None) -> None:
+    def _end_run(
+        self, state: Any, turn: str | None, line: int, ts: str | None, reason: Any = None
+    ) -> None:
+        """A turn's end event: its state, and why (``turn_aborted``'s reason, a str)."""
         index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
         if index < 0:  # the file starts inside a turn (a resumed one)
             index = len(self.runs)
             self.runs.append(Run(id=turn or f"L{line}", state="running", line=line))
         run = self.runs[index]
         run.state = state
+        run.reason = reason if isinstance(reason, str) and reason else None
         run.end_at(line, ts)
         if state == "finished":
             self._settle_unstated(index)
