@@ -123,3 +123,26 @@ def test_a_call_the_last_response_left_open_is_still_open(
     for stop in ("tool_use", "max_tokens"):
         t = both(_stopped(tmp_path, stop, [text("running"), call]), monkeypatch)
         assert [r.state for r in t.runs] == ["interrupted"], stop
+
+
+def test_a_stop_reason_said_by_a_later_batch_marks_the_message_already_shown(
+    tmp_path: Path,
+) -> None:
+    """A followed file: the response's first line (no stop reason yet) is assembled,
+    then its last says ``max_tokens``: the message, marked already, is marked again, as a
+    whole read marks it."""
+    w = CCWriter(version="2.1.39")
+    w.user("go")
+    w.assistant("m1", [text("a long"), text("answer")], usage=usage(10, 50), stop="max_tokens")
+    w.user("more")
+    path = w.write(tmp_path / "s.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    b = FMT.builder(str(path))
+    for number, record in enumerate(records[:2], 1):
+        b.feed(record, number)
+    assert b.transcript(True).raw[1].marks == []
+    for number, record in enumerate(records[2:], 3):
+        b.feed(record, number)
+    followed = b.transcript(None)
+    assert followed.raw[1].marks == ["finish max_tokens"]
+    assert followed.to_json() == FMT.open(path, writer_alive=None).to_json()
