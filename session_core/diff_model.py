@@ -124,8 +124,8 @@ def _lines(transcript: Transcript) -> Iterator[str]:
     said = row_words(transcript.format)
     replayed = set(sent.ids)
     placed = _placed(sent.unwritten, said, _made_dropped(transcript.compactions))
-    # A conversation's line not sent next is listed ``-`` (a meta line, a command or a
-    # queued prompt too, as the legend says; bookkeeping lines are not listed).
+    # A conversation's line not sent next is listed ``-`` (a meta line, a command, a
+    # queued prompt or an error line too, as the legend says; bookkeeping lines are not).
     kinds = kinds_of(transcript.format)
     listed = kinds.message | kinds.conversation
     yield from [
@@ -135,7 +135,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         + ", ".join(overlay_counts(transcript.compactions).said("compaction", "elision")),
         "",
         "  = sent next   - not sent (folded, rolled back, another branch, a sidechain, meta, "
-        "queued)   ~ sent as a stub   # a compaction, elision or rollback",
+        "queued, an error)   ~ sent as a stub   # a compaction, elision or rollback",
         *(
             [
                 "  + sent next, on no line of its own: listed under the compaction that sends "

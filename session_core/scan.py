@@ -121,6 +121,7 @@ class FileSummary:
     format: Format | None = None
     agent: str | None = None  # the agent, or the project a session ran in (its cwd's name)
     title: str | None = None  # a session's title (a summary line, or its first prompt)
+    untitled: str | None = None  # why a file has no title (none said: it has none)
     model: str | None = None
     started: str | None = None  # the first record's timestamp, as written
     last_ts: str | None = None  # the last record's timestamp, as written

@@ -53,6 +53,8 @@ def summarise_model(
         if "first-prompt" in transcript.extra
         else model_first_prompt(transcript)
     )
+    # (a file that has none for a reason its format says: "summaries of other sessions")
+    summary.untitled = None if summary.title else transcript.extra.get("untitled")
     summary.model = fact("model")
     summary.started = fact("started") or summary.started
     first, last = stamps_at_ends(transcript.raw, transcript.header_timed_alone)
@@ -69,6 +71,8 @@ def summarise_model(
     summary.cost = None if usage.cost is None else usage.cost * usage_scale
     summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
     summary.parent = transcript.parent
+    # (runs whose loop ended in an error: the Runs tab's *failed*, as ``check`` counts them)
+    summary.failed_runs = sum(run.state == "failed" for run in transcript.runs)
     linked = [
         (os.path.abspath(s.path), s.counted)
         for s in transcript.subagents

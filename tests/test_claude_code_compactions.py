@@ -399,7 +399,8 @@ def test_a_queued_prompt_not_sent_says_why_in_the_diff(tmp_path: Path) -> None:
         assert meta.startswith("- ") and meta.endswith(" [meta]"), meta
         legend = next(r for r in rows if r.startswith("  = sent next"))
         assert (
-            "- not sent (folded, rolled back, another branch, a sidechain, meta, queued)" in legend
+            "- not sent (folded, rolled back, another branch, a sidechain, meta, queued, an error)"
+            in legend
         )
         queued = [r for r in rows if "QUEUED" in r]
         assert len(queued) == 2 and all(r.startswith("- ") for r in queued)

@@ -49,9 +49,10 @@ def test_a_turn_claude_code_gave_up_on_ended_and_its_message_is_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """1.0.x: ``stop_reason: "stop_sequence"`` on the made-up message. The turn ended
-    (finished: nothing cut it off; it read as interrupted, the session as crashed), the
-    message is an error line (``e`` stops at it, the export flags it), and its zero usage
-    is no response of a model's."""
+    on an error (failed: nothing cut it off; it read as interrupted, the session as
+    crashed, then as finished with no sign of the error), the message is an error line
+    (``e`` stops at it, the export flags it), and its zero usage is no response of a
+    model's."""
     w = CCWriter(version="1.0.51")
     w.user("first prompt")
     w.assistant("m1", [text("done")], usage=usage(10, 20), stop="end_turn")
@@ -59,10 +60,10 @@ def test_a_turn_claude_code_gave_up_on_ended_and_its_message_is_an_error(
     _gave_up(w)
     path = w.write(tmp_path / "s.jsonl")
     t = both(path, monkeypatch)
-    assert [r.state for r in t.runs] == ["finished", "finished"]
+    assert [r.state for r in t.runs] == ["finished", "failed"]
     assert (t.runs[-1].end_line, t.runs[-1].duration) == (len(w.lines), 1.0)
     # its writer still there: it is not waiting on the model either
-    assert FMT.open(path, writer_alive=True).runs[-1].state == "finished"
+    assert FMT.open(path, writer_alive=True).runs[-1].state == "failed"
     said = t.raw[-1]
     assert (said.role, said.kind, said.text) == ("assistant", "error", API_ERROR)
     assert is_what("error", said, {}, kinds_of(t.format))
@@ -87,7 +88,7 @@ def test_a_newer_give_up_without_stop_reason_ends_its_turn_while_the_writer_is_t
     path = w.write(tmp_path / "s.jsonl")
     for alive in (True, False):
         t = both(path, monkeypatch, writer_alive=alive)
-        assert [r.state for r in t.runs] == ["finished"]
+        assert [r.state for r in t.runs] == ["failed"]
         assert t.raw[-1].kind == "error"
         assert not t.usage.known
 

@@ -341,10 +341,14 @@ def test_summary_titles_the_session_whose_leaf_it_names(
         "The previous session",
         "This session",
     ]
-    # a file of summaries alone (1.0.x wrote some) is titled by its last
+    # a file of summaries alone (1.0.x wrote some), each of another file's line, has no
+    # title of its own (it was given its last: the other session's title), and says so
     only = CCWriter(version="1.0.17")
     only.bare({"type": "summary", "summary": "Another session", "leafUuid": "not-here"})
-    assert both(only.write(tmp_path / "o.jsonl"), monkeypatch).meta["title"] == "Another session"
+    alone = both(only.write(tmp_path / "o.jsonl"), monkeypatch)
+    assert "title" not in alone.meta
+    assert alone.extra["untitled"] == "summaries of other sessions"
+    assert "untitled" not in t.extra
 
 
 @pytest.mark.parametrize(

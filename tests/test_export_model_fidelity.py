@@ -86,14 +86,17 @@ def test_a_responses_blocks_are_exported_in_their_order(tmp_path: Path) -> None:
     thinking = {"type": "thinking", "thinking": "THINK-FIRST", "signature": "sig"}
     w.assistant("m1", [thinking, text("SAY-SECOND"), tool_use("t1", "Bash", command="ls")])
     w.result("t1", "a.txt")
-    search = {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"q": "x"}}
-    found = {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []}
+    query = {"query": "QUERY-WORD"}
+    search = {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": query}
+    hit = {"type": "web_search_result", "title": "RESULT-WORD", "url": "https://example.org"}
+    found = {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [hit]}
     w.assistant("m2", [text("INTRO-TEXT"), search, found, text("FOUND-TEXT")], stop="end_turn")
     path = w.write(tmp_path / "s.jsonl")
     for fmt in ("md", "html"):
         page = export(path, fmt)
-        order = ["THINK-FIRST", "SAY-SECOND", "INTRO-TEXT", "server_tool_use"]
-        order += ["web_search_tool_result", "FOUND-TEXT"]
+        # (the search said by its query, its result by its hits' titles: in their place)
+        order = ["THINK-FIRST", "SAY-SECOND", "INTRO-TEXT", "QUERY-WORD"]
+        order += ["RESULT-WORD", "FOUND-TEXT"]
         at = [page.find(word) for word in order]
         assert -1 not in at and at == sorted(at), (fmt, at)
     page = export(path, "md")

@@ -239,11 +239,16 @@ def _duration(summary: FileSummary) -> float | None:
 
 def session_cell(summary: FileSummary, width: int, mark: str = "") -> Text:
     """What a session is about, as people tell sessions apart (its title: a summary line or
-    its first prompt); a file with none is named by its path, dim."""
+    its first prompt); a file with none is named by its path, dim, and why it has none
+    where its format says (``summaries of other sessions · a.jsonl``)."""
     width -= len(mark)
     if summary.title:
         return Text(mark + one_line(summary.title, width), no_wrap=True, end="")
-    return Text(mark + fit_path(summary.rel, width), style="dim", no_wrap=True, end="")
+    why = f"{summary.untitled} · " if summary.untitled else ""  # (the format's own words)
+    if len(why) > width // 2:
+        why = ""  # (too narrow: the path alone)
+    path = fit_path(summary.rel, width - len(why))
+    return Text(mark + why + path, style="dim", no_wrap=True, end="")
 
 
 def sort_key(column: str, reverse: bool = False) -> Callable[[FileSummary], Any]:

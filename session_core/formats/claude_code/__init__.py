@@ -60,10 +60,11 @@ class ClaudeCodeFormat(AgentFormat):
     extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
     viewer_module: ClassVar[str | None] = "viewer.formats.subagents"
     # (each a user line: its spec says "one per user line", so what is sent next is never
-    # more than what was written; a queued prompt is listed when it is not sent)
+    # more than what was written; a queued prompt is listed when it is not sent, and so
+    # is an error line: its own API-error message, an ``api_error``, sent to no model)
     kind_words: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "message": ("command", "compact-summary"),
-        "conversation": ("queued",),
+        "conversation": ("queued", "error"),
         "compaction": ("compact-summary",),
     }
     # (its lines' ``gitBranch``, in the meta as ``git-branch``: the header says it)

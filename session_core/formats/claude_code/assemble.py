@@ -22,7 +22,7 @@ from .builder import META, SIDECHAIN
 from .calls import ClaudeOps, OpenCalls
 from .chain import nodes_of, recover, span_of
 from .file_links import link_files
-from .responses import GAVE_UP
+from .responses import ENDED_TURN, GAVE_UP
 from .sidechains import link
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
 from .usage import SYNTHETIC
@@ -115,11 +115,15 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         or b.titles.get("ai-title")
         or _summary_title(b)
         or b.titles.get("prompt")
-        or (b.summaries[-1][1] if b.summaries else None)  # a file of summaries alone
     )
     if title:
         meta["title"] = title
-    extra: dict[str, Any] = {
+    extra: dict[str, Any] = {}
+    if not title and b.summaries and not len(threads):
+        # A file of summaries alone, each of a line of another file: theirs, not its
+        # own title (1.0.x wrote them at the start of the next session's file)
+        extra["untitled"] = "summaries of other sessions"
+    extra |= {
         "turns": len(runs),
         "branches": len(branches),
         "line-types": dict(b.type_counts),
@@ -351,6 +355,7 @@ def _mark(
     # nor one that took a prompt out of the queue, kind ``queue``).
     queued = column.kind_codes("queued") + column.kind_codes("queue")
     kinds = column.kind
+    finishes = b.finishes
     for index in range(start, len(column)):
         node = raw_node[index]
         flag = raw_flags[index]
@@ -367,6 +372,7 @@ def _mark(
             st,
             bool(flag & META),
             bool(elided) and column.id_of(index) in elided,
+            finishes.get(index) if finishes else None,
         )
         marks = _MARKS.get(key)
         if marks is None:
@@ -388,11 +394,15 @@ def _mark(
 _NO_MARKS: list[str] = []
 # One list per combination of marks, shared by every item that has it (an item built
 # from the column gets a copy): a file's items have a handful of combinations.
-_MARKS: dict[tuple[bool, int, bool, bool], list[str]] = {(False, 0, False, False): _NO_MARKS}
-_FOLDED_ONLY = (False, FOLDED, False, False)
+_MARKS: dict[tuple[bool, int, bool, bool, str | None], list[str]] = {
+    (False, 0, False, False, None): _NO_MARKS
+}
+_FOLDED_ONLY = (False, FOLDED, False, False, None)
 
 
-def _marks_of(sidechain: bool, status: int, meta: bool, elided: bool) -> list[str]:
+def _marks_of(
+    sidechain: bool, status: int, meta: bool, elided: bool, finish: str | None
+) -> list[str]:
     marks = ["sidechain"] if sidechain else []
     if status == BRANCH:
         marks.append("branch")
@@ -402,6 +412,8 @@ def _marks_of(sidechain: bool, status: int, meta: bool, elided: bool) -> list[st
         marks.append("meta")
     if elided:
         marks.append("elided")
+    if finish is not None:
+        marks.append(finish)
     return marks
 
 
@@ -433,7 +445,13 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
             continue
         state: Any
         end_line, ended = mark.end_line, mark.ended
-        if mark.finished:
+        if mark.responses and not mark.cut and _gave_up(b, mark.responses[-1]):
+            # (its last response is Claude Code's own API-error message: the turn ended,
+            # on an error, as a run whose loop failed does in every format)
+            state = "failed"
+            end_line = end_line or (b.runs[index + 1].line - 1 if index < last else mark.last_line)
+            ended = ended or mark.last_ts
+        elif mark.finished:
             state = "finished"
         elif mark.cut:  # "[Request interrupted by user…]": stopped by the user
             state = "aborted"
@@ -482,17 +500,23 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
     return out
 
 
+def _gave_up(b: ClaudeCodeBuilder, response: int) -> bool:
+    """Is ``response`` Claude Code's own message that an API call failed for good
+    (``isApiErrorMessage``)?"""
+    return bool(b.responses.flags[response] & GAVE_UP)
+
+
 def _ended_turn(b: ClaudeCodeBuilder, last: int, writer_alive: bool | None) -> bool:
-    """The turn's last response ended it: Claude Code made it up (an API call failed for
-    good: ``isApiErrorMessage``, ``stop_sequence``; model ``<synthetic>``: no model's
-    answer follows); it says ``end_turn``; or (1.0.x and some 2.x versions write
-    ``stop_reason: null`` on every line) it says nothing, calls no tool and the writer
-    is gone (a live writer may still add the response's next block)."""
+    """The turn's last response ended it: Claude Code made it up (model ``<synthetic>``:
+    no model's answer follows); it says it ended (``ENDED_TURN``) with no call of it
+    left open; or (1.0.x and some 2.x versions write ``stop_reason: null`` on every
+    line) it says nothing, calls no tool and the writer is gone (a live writer may still
+    add the response's next block)."""
     responses = b.responses
-    if responses.flags[last] & GAVE_UP or responses.model(last) == SYNTHETIC:
+    if _gave_up(b, last) or responses.model(last) == SYNTHETIC:
         return True
     stop = b.raw.string(responses.stop[last])
-    if stop == "end_turn":
+    if stop in ENDED_TURN:
         results = b.calls.result
         return not any(results[at] < 0 for at in responses.calls.of(last))
     return stop is None and responses.calls.first[last] < 0 and writer_alive is False

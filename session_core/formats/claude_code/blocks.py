@@ -80,6 +80,43 @@ def flatten(content: Any) -> str:
     return compact(content)
 
 
+# A server tool's result block: the API's server ran the call (web search, a
+# ``server_tool_use`` block) and wrote its result in the same response, paired by id.
+# Both are ``other`` parts, said in their place among the response's blocks (the call
+# named by its tool, the result by its type), and make an operation (``server_call``).
+SERVER_RESULTS = frozenset({"web_search_tool_result", "web_fetch_tool_result"})
+
+
+def server_call(part: Part) -> bool | None:
+    """Is ``part`` a server tool's call (True), its result (False), or neither (None)?"""
+    if part.kind != "other" or part.call_id is None:
+        return None
+    return part.name not in SERVER_RESULTS
+
+
+def server_result(content: Any) -> tuple[str, bool]:
+    """A server tool's result as text, and whether it failed: each search result on a
+    line of its own, its title and address (its encrypted page text is no text); an
+    error block, its code."""
+    if isinstance(content, dict):  # {"type": "web_search_tool_result_error", "error_code"}
+        kind = content.get("type")
+        if isinstance(kind, str) and kind.endswith("_error"):
+            code = content.get("error_code")
+            return f"error: {code if isinstance(code, str) else compact(content)}", True
+        return compact(content), False
+    if not isinstance(content, list):
+        return flatten(content), False
+    out: list[str] = []
+    for result in content:
+        if isinstance(result, dict) and ("url" in result or "title" in result):
+            title, url = result.get("title"), result.get("url")
+            said = [str(v) for v in (title, url) if isinstance(v, str) and v]
+            out.append(" — ".join(said) or compact(result))
+        else:
+            out.append(compact(result))
+    return "\n".join(out), False
+
+
 def call_text(name: str, data: Any) -> str:
     """What a tool call shows: a shell command as it is, other arguments as compact JSON."""
     if isinstance(data, dict):
@@ -104,6 +141,17 @@ def part_of(block: Any) -> Part:
         return Part("reasoning", text=text if isinstance(text, str) else "")
     if kind == "redacted_thinking":
         return Part("reasoning", text="[redacted thinking]", name="redacted_thinking")
+    if kind == "server_tool_use":  # (said in its place among the blocks, by its tool)
+        name = block.get("name")
+        call_id = block.get("id")
+        data = block.get("input")
+        return Part(
+            "other",
+            text=compact(data, CALL_TEXT),
+            call_id=call_id if isinstance(call_id, str) else None,
+            name=name if isinstance(name, str) else kind,
+            data=data,
+        )
     if kind == "tool_use":
         name = block.get("name")
         name = name if isinstance(name, str) else "?"
@@ -123,6 +171,16 @@ def part_of(block: Any) -> Part:
             text=flatten(block.get("content")),
             call_id=call_id if isinstance(call_id, str) else None,
             is_error=block.get("is_error") is True,
+        )
+    if isinstance(kind, str) and kind in SERVER_RESULTS:  # (a server tool's result)
+        call_id = block.get("tool_use_id")
+        text, failed = server_result(block.get("content"))
+        return Part(
+            "other",
+            text=text,
+            call_id=call_id if isinstance(call_id, str) else None,
+            name=kind,
+            is_error=failed,
         )
     if kind == "image":
         return Part("image", text=image_text(block))

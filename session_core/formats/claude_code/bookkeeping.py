@@ -165,10 +165,38 @@ def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tup
         b.titles[kind] = title
         part = Part("text", text=title, name=kind)
         item_kind = "title"
+    elif kind in _SAID and (said := _SAID[kind](record)) is not None:
+        # (its words; the line as written is the raw view's ``t``)
+        part = Part("text", text=said, name=kind)
+        item_kind = kind
     else:  # a type newer than this reader: the line as written (``kept_line``)
         part = b.kept_line(kind, record)
         item_kind = "record"
     return part, role, item_kind
+
+
+def _agent_name(record: dict[str, Any]) -> str | None:
+    """An ``agent-name`` line in words: the name the session's agent was given."""
+    name = str_or_none(record.get("agentName"))
+    return None if name is None else f"agent name: {name}"
+
+
+def _pr_link(record: dict[str, Any]) -> str | None:
+    """A ``pr-link`` line in words: the pull request the session opened or is on
+    (``PR #42 in o/r: https://…``)."""
+    number, url = record.get("prNumber"), str_or_none(record.get("prUrl"))
+    repo = str_or_none(record.get("prRepository"))
+    has_number = isinstance(number, int) and not isinstance(number, bool)
+    if not has_number and url is None:
+        return None
+    said = f"PR #{number}" if has_number else "PR"
+    said += f" in {repo}" if repo else ""
+    return said + (f": {url}" if url else "")
+
+
+# Bookkeeping lines said in words (any other field is the line's, ``t``); None: the line
+# has not what its type says, and is kept as it is.
+_SAID = {"agent-name": _agent_name, "pr-link": _pr_link}
 
 
 # What a queue operation other than ``enqueue`` did to the queue (its content, where it

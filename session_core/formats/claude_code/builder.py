@@ -96,6 +96,10 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # Each item's results the microcompacts so far cleared (one may clear some of a
         # line's results, a later one others): what its stub is made of
         self.cleared_results: dict[int, set[str]] = {}
+        # A response's item whose stop reason says why the model stopped other than by
+        # ending its turn or calling a tool: that reason, as every format's message says
+        # it (``[finish refusal]``: ``text.finish_mark``; few items have one)
+        self.finishes: dict[int, str] = {}
         # The nodes any compaction folded (a byte each, 1: folded), and how many of the
         # boundaries are in it: a boundary's chain is worked out once, so it is OR-ed in
         # once, not again on every snapshot (99 compactions of 200 MB: 12 of a

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...model import Part
+from ...text import finish_mark
 from . import blocks
 from .lines import Line, Message, TokenUsage, result_facts, result_value, shape
 from .records import Boundary, RunMark
-from .responses import GAVE_UP, SIDE
+from .responses import FINISH_SAID, GAVE_UP, SIDE
 from .sidechains import TASK_TOOLS
 from .threading import ASSISTANT, USER
 from .usage import SYNTHETIC
@@ -91,6 +92,7 @@ def assistant(
         b.runs[-1].response_line = line
     if message.stop_reason is not None:
         responses.stop[response] = b.raw.code(message.stop_reason)
+        _finish(b, responses.raw[response], message.stop_reason, model == SYNTHETIC)
     if gave_up:
         responses.flags[response] |= GAVE_UP
     if message.usage is not None or facts.costUSD is not None:
@@ -98,10 +100,31 @@ def assistant(
     # (the item of the response this line is of, or the other side's it copies)
     copied = responses.raw[found] if found >= 0 else item
     for index, part in enumerate(parts):
-        if part.kind == "tool-call":
+        server = blocks.server_call(part) if part.kind == "other" else None
+        if part.kind == "tool-call" or server:
             call_id = part.call_id
             if call_id and not _written_again(b, call_id, item, copied):
                 _call(b, part, index, line, response, item, side, ts)
+        elif server is False and part.call_id:
+            # a server tool's result (web search), in the response that called it
+            at = b.calls.find(part.call_id)
+            if at >= 0 and b.calls.result[at] < 0:
+                _answer(b, at, item, part, index, _span(b), (False, None))
+
+
+def _finish(b: ClaudeCodeBuilder, item: int, stop: str, synthetic: bool) -> None:
+    """Keep why a model's response stopped, where it says it stopped otherwise than by
+    ending its turn or calling a tool (``FINISH_SAID``): its item's ``[finish …]`` mark.
+    (A stop reason a later line of the response says instead replaces it.)"""
+    finish = finish_mark(stop) if stop in FINISH_SAID and not synthetic else None
+    if b.finishes.get(item) == finish:
+        return
+    if finish is None:
+        del b.finishes[item]
+    else:
+        b.finishes[item] = finish
+    if b.chain is not None and item < b.chain.items:
+        b.chain = None  # (marked already: marked again, from the start; rare)
 
 
 def _written_again(b: ClaudeCodeBuilder, call_id: str, item: int, copied: int) -> bool:

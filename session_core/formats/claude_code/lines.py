@@ -39,12 +39,24 @@ class CacheCreation(msgspec.Struct, gc=False):
     ephemeral_1h_input_tokens: int | None = None
 
 
+class ServerToolUse(msgspec.Struct, gc=False):
+    """How many requests the API's server tools made for a response (billed apart)."""
+
+    web_search_requests: int | None = None
+
+
 class TokenUsage(msgspec.Struct, gc=False):
     input_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
     cache_read_input_tokens: int | None = None
     output_tokens: int | None = None
     cache_creation: CacheCreation | None = None
+    server_tool_use: ServerToolUse | None = None
+
+    def searched(self) -> bool:
+        """Did it report web searches (priced per search, which no price table here has)?"""
+        used = self.server_tool_use
+        return used is not None and bool(used.web_search_requests)
 
 
 class Block(msgspec.Struct, gc=False):
@@ -197,6 +209,8 @@ def _usage_of(usage: dict[str, Any]) -> TokenUsage:
 
     created = usage.get("cache_creation")
     hour = created.get("ephemeral_1h_input_tokens") if isinstance(created, dict) else None
+    server = usage.get("server_tool_use")
+    searches = server.get("web_search_requests") if isinstance(server, dict) else None
     return TokenUsage(
         input_tokens=number("input_tokens"),
         output_tokens=number("output_tokens"),
@@ -204,6 +218,9 @@ def _usage_of(usage: dict[str, Any]) -> TokenUsage:
         cache_creation_input_tokens=number("cache_creation_input_tokens"),
         cache_creation=CacheCreation(hour)
         if isinstance(hour, int) and not isinstance(hour, bool)
+        else None,
+        server_tool_use=ServerToolUse(searches)
+        if isinstance(searches, int) and not isinstance(searches, bool)
         else None,
     )
 
@@ -248,11 +265,26 @@ def shape(content: str | list[Block] | None, line: bytes | memoryview | None) ->
                     is_error=block.is_error is True,
                 )
             )
+        elif kind == "server_tool_use":  # (its input read again by span, as a call's)
+            out.append(Part("other", call_id=block.id, name=intern(block.name or kind)))
+        elif kind in blocks.SERVER_RESULTS:  # (few: read whole, whether it failed too)
+            text, failed = blocks.server_result(_decoded(block.content))
+            out.append(
+                Part("other", text=text, call_id=block.tool_use_id, name=kind, is_error=failed)
+            )
         elif kind == "image":
             out.append(Part("image", text="[image]"))
         else:
             out.append(Part("other", name=kind))
     return out
+
+
+def _decoded(raw: msgspec.Raw) -> Any:
+    """A raw value decoded (None: none, or not JSON)."""
+    try:
+        return orjson.loads(bytes(raw)) if raw else None
+    except orjson.JSONDecodeError:
+        return None
 
 
 _NOT_TEXT = frozenset(b"{-0123456789tfn")  # a value whose text never begins with "["

@@ -26,6 +26,11 @@ _NO_COUNTS = array("q", [NO_COUNT] * COUNTS)
 # A response's flags (``GAVE_UP``: Claude Code's own message that an API call failed
 # for good, ``isApiErrorMessage``: the turn ends at it).
 SIDE, STALE, GAVE_UP = 1, 2, 4
+# Stop reasons of a model's answer that ended its turn, for the reason it states (a
+# refusal, the token limit, a stop sequence, a paused server-tool loop): nothing is left
+# to come but the next prompt. (``tool_use``: a call, answered or left open.)
+ENDED_TURN = frozenset({"end_turn", "refusal", "max_tokens", "stop_sequence", "pause_turn"})
+FINISH_SAID = ENDED_TURN - {"end_turn"}  # ...those its message is marked with
 _END = -1
 _ENDS = array("i", [_END]) * 4096  # (a node- or call-indexed array grows by as many)
 
@@ -83,6 +88,7 @@ class Responses:
         "priced",
         "raw",
         "run",
+        "searched",
         "stop",
         "tokens",
         "written_cost",
@@ -107,6 +113,8 @@ class Responses:
         self.big: dict[int, list[int | None]] = {}
         # What the writer said a response cost (``costUSD``, 1.0.x: rare, so a dict).
         self.written_cost: dict[int, float] = {}
+        # Those that reported web searches: their cost unknown (the searches unpriced)
+        self.searched: set[int] = set()
         self.nodes = Lists()  # its nodes
         self.calls = Lists()  # its calls (added in order: each is the latest)
 
@@ -191,4 +199,13 @@ class Responses:
         return [None if t == NO_COUNT else t for t in self.tokens[first : first + COUNTS]]
 
 
-__all__ = ["COUNTS", "GAVE_UP", "NO_COUNT", "SIDE", "STALE", "Responses"]
+__all__ = [
+    "COUNTS",
+    "ENDED_TURN",
+    "FINISH_SAID",
+    "GAVE_UP",
+    "NO_COUNT",
+    "SIDE",
+    "STALE",
+    "Responses",
+]

@@ -72,6 +72,8 @@ class UsageBook:
                 responses.largest(at, which, value)
             elif old == NO_COUNT or value > old:
                 tokens[slot + which] = value
+        if usage.server_tool_use is not None and usage.searched():
+            responses.searched.add(at)
         model = responses.model(at) or model
         if model == SYNTHETIC:
             return  # made up by Claude Code, not a response of a model
@@ -92,14 +94,16 @@ class UsageBook:
         order: the raw column's usage is kept in it)."""
         responses, items = self.responses, self.items
         touched, runs = self.touched, self.runs_touched
+        searched = responses.searched
         for at in sorted(self.stale):
             inp, out, cread, cwrite, hour = responses.counts(at)
             model = responses.items.string(responses.priced[at])
             # (its time read only for a model whose price changed: as on its day)
             when = responses.items.ts_of(responses.raw[at]) if pricing.is_dated(model) else None
             cost = responses.written_cost.get(at)  # (the writer's own, where it said)
-            # (one known in part is not priced: the count it lacks is unknown, not 0)
-            if cost is None and not known_in_part(inp, out, None):
+            # (one known in part is not priced: the count it lacks is unknown, not 0; nor
+            # one that searched the web: its searches have no price here)
+            if cost is None and not known_in_part(inp, out, None) and at not in searched:
                 cost = pricing.cost(
                     model,
                     input_tokens=inp,

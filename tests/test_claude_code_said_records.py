@@ -1,0 +1,149 @@
+"""Claude Code lines shown in words rather than as raw JSON, in shapes real versions
+write (claude-code-types' ``ServerToolUseBlock``, ``WebSearchToolResultBlock``,
+``AgentNameEntry``, ``PrLinkEntry``): a server-side web search as a tool operation with
+its result, an ``agent-name`` and a ``pr-link`` record; and a file of other sessions'
+summaries alone, untitled."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from claude_code_helpers import both
+from claude_code_writer import CCWriter, text, usage
+from helpers import run_cli
+
+from session_core.export import export
+from session_core.scan import scan_file
+from viewer.browser_cells import session_cell
+
+SEARCH = {
+    "type": "server_tool_use",
+    "id": "srvtoolu_01",
+    "name": "web_search",
+    "input": {"query": "python 3.13 \x1b[31mred"},
+}
+FOUND = {
+    "type": "web_search_tool_result",
+    "tool_use_id": "srvtoolu_01",
+    "content": [
+        {
+            "type": "web_search_result",
+            "title": "Python 3.13 [bold]released[/bold]",
+            "url": "https://python.org/3.13",
+            "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1j",
+            "page_age": "2 days ago",
+        },
+        {"type": "web_search_result", "title": "What's new", "url": "https://docs.python.org"},
+    ],
+}
+
+
+def _searched(tmp_path: Path, found: dict[str, Any], searches: int = 1) -> Path:
+    """A response that searched the web: 2.x writes a line per block, one message id."""
+    w = CCWriter(version="2.0.50")
+    w.user("what is new in python?")
+    spent = {**usage(10, 30), "server_tool_use": {"web_search_requests": searches}}
+    w.assistant("m1", [SEARCH, found, text("Python 3.13 is out.")], usage=spent, stop="end_turn")
+    return w.write(tmp_path / "s.jsonl")
+
+
+def test_a_web_search_is_a_completed_tool_operation_with_its_results_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The blocks were shown as raw JSON and made no operation: the call and its result
+    (in the same response, paired by id) are one, completed, its results by title and
+    address (their encrypted text left out); the turn finished."""
+    path = _searched(tmp_path, FOUND)
+    t = both(path, monkeypatch)
+    (op,) = t.tool_operations
+    assert (op.call_id, op.tool, op.state) == ("srvtoolu_01", "web_search", "completed")
+    assert op.arguments == {"query": "python 3.13 \x1b[31mred"}
+    assert op.result == (
+        "Python 3.13 [bold]released[/bold] — https://python.org/3.13\n"
+        "What's new — https://docs.python.org"
+    )
+    assert [r.state for r in t.runs] == ["finished"]
+    # (in its place among the response's blocks: the search, its hits, the text on them)
+    md = export(path, "md")
+    assert "server\\_tool\\_use" not in md and "EqgfCioI" not in md
+    at = [md.find(w) for w in ("**web\\_search**", "released", "What's new", "3.13 is out")]
+    assert -1 not in at and at == sorted(at), at
+    assert "1 tool operation" in run_cli(capsys, "check", str(path))[1]
+
+
+def test_a_failed_web_search_is_a_failed_operation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failed = {
+        "type": "web_search_tool_result",
+        "tool_use_id": "srvtoolu_01",
+        "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"},
+    }
+    (op,) = both(_searched(tmp_path, failed), monkeypatch).tool_operations
+    assert (op.state, op.result) == ("failed", "error: max_uses_exceeded")
+
+
+def test_a_response_that_searched_the_web_is_not_priced_as_if_its_tokens_were_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Web searches are billed per search, which the price table has not: the cost of a
+    response that made some is unknown (the file's a lower bound, "0 of 1 priced"),
+    never its tokens' alone said as exact. One that made none is priced."""
+    t = both(_searched(tmp_path, FOUND), monkeypatch)
+    assert t.usage.tokens == 40 and t.usage.cost is None
+    none = both(_searched(tmp_path, FOUND, searches=0), monkeypatch)
+    assert none.usage.cost is not None and not none.usage.cost_partial
+
+
+def test_agent_name_and_pr_link_records_are_said_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """They were raw JSON records: each is its words (the line as written is ``t``'s);
+    one without what its type says stays a record as written."""
+    w = CCWriter(version="2.1.39")
+    w.user("refactor the module")
+    w.assistant("m1", [text("done")], usage=usage(1, 2), stop="end_turn")
+    w.bare({"type": "agent-name", "agentName": "refactorer", "sessionId": w.session})
+    w.bare(
+        {
+            "type": "pr-link",
+            "prNumber": 42,
+            "prUrl": "https://github.com/o/r/pull/42",
+            "prRepository": "o/r",
+            "sessionId": w.session,
+            "timestamp": "2026-03-01T10:05:00.000Z",
+        }
+    )
+    w.bare({"type": "pr-link", "sessionId": w.session})
+    path = w.write(tmp_path / "s.jsonl")
+    t = both(path, monkeypatch)
+    said = [(i.kind, i.text) for i in t.raw[2:]]
+    assert said[:2] == [
+        ("agent-name", "agent name: refactorer"),
+        ("pr-link", "PR #42 in o/r: https://github.com/o/r/pull/42"),
+    ]
+    assert said[2][0] == "record" and t.raw[-1].parts[0].name == "pr-link"
+    raw = export(path, "md", "raw")
+    assert "agent name: refactorer" in raw and '"agentName"' not in raw
+
+
+def test_a_file_of_other_sessions_summaries_alone_is_untitled_in_the_browser(
+    tmp_path: Path,
+) -> None:
+    """Its row read as a session titled with another session's summary: it is named by
+    its path, saying why it has no title."""
+    w = CCWriter(version="1.0.51")
+    w.bare({"type": "summary", "summary": "Fix login tests", "leafUuid": "elsewhere-1"})
+    w.bare({"type": "summary", "summary": "Add CI", "leafUuid": "elsewhere-2"})
+    path = w.write(tmp_path / "a.jsonl")
+    os.utime(path, (path.stat().st_mtime - 3600,) * 2)
+    row = scan_file(path)
+    row.rel = "a.jsonl"
+    assert row.title is None
+    assert session_cell(row, 60).plain == "summaries of other sessions · a.jsonl"
