@@ -330,7 +330,8 @@ class TestCommands:
 
     def test_check(self, old: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         out = succeeds_untouched(capsys, "check", old)
-        assert out.startswith(f"{old}: ok (agentgo-v1, 2 messages, 3 tool operations, 3 gaps")
+        said = "ok (agentgo-v1, 2 messages committed, 3 tool operations, 3 gaps"
+        assert out.startswith(f"{old}: {said}")
         # its writer gone (no lock): the calls it left open are interrupted, as replay says
         assert "(runs or calls without their terminal event), 2 calls interrupted" in out
         replayed = orjson.loads(succeeds_untouched(capsys, "replay", old))
@@ -466,7 +467,7 @@ def test_a_live_sessions_call_in_flight_is_no_gap(tmp_path: Path) -> None:
         run.record(
             "tool_exec_start", {"tool": "x", "tool_call_id": "c1", "args": {}}, execution=tool
         )
-        said = "agentgo-v1, 1 message, 1 tool operation, 1 call running, usage unknown"
+        said = "agentgo-v1, 1 message committed, 1 tool operation, 1 call running, usage unknown"
         assert fmt.check(path) == said
         replayed = replay_any(path)
         assert replayed["gaps"] == []

@@ -255,4 +255,4 @@ def test_a_local_commands_lines_are_messages_as_written(
     assert [m.kind for m in t.messages] == ["message", "message", "command", "command"]
     assert len(peek(path).messages) == 4
     assert scan_file(path).messages == 4
-    assert FMT.check(path).startswith("claude-code, 4 messages")
+    assert FMT.check(path).startswith("claude-code, 4 messages sent next,")

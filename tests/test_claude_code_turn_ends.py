@@ -114,7 +114,7 @@ def test_the_api_error_message_is_no_message_and_not_sent_next_on_every_surface(
     assert scan_file(path).messages == 3
     assert [m.content for m in peek(path).messages][-1] == "a.py"
     assert len(peek(path).messages) == 3
-    assert "3 messages" in run_cli(capsys, "check", str(path))[1]
+    assert "3 messages sent next" in run_cli(capsys, "check", str(path))[1]
     replayed = json.loads(run_cli(capsys, "replay", str(path))[1])["messages"]
     assert len(replayed) == 3
     assert "4 items as written, 3 items sent next" in run_cli(capsys, "diff", str(path))[1]

@@ -173,7 +173,7 @@ def test_check(story, tmp_path: Path, capsys) -> None:
     path, _ = story
     code, out, _ = run_cli(capsys, "check", str(path))
     assert code == 0
-    said = "ok (transcript-v1, 4 messages, 2 tool operations, 1 tool operation pending"
+    said = "ok (transcript-v1, 4 messages sent next, 2 tool operations, 1 tool operation pending"
     assert out.startswith(f"{path}: {said}")
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b"nope\n")

@@ -236,7 +236,7 @@ def test_a_rollout_from_before_the_payload_lines(
     assert (op.call_id, op.tool, op.state, op.result) == ("c1", "shell", "completed", "a.txt\n")
     assert [i.kind for i in t.raw] == ["meta", "record"] + ["message"] * 4 + ["record", "message"]
     assert t.raw[1].parts[0].name == "state"
-    assert CODEX.check(path).startswith("codex, 5 messages")
+    assert CODEX.check(path).startswith("codex, 5 messages sent next,")
 
 
 def test_each_compaction_s_tokens_are_its_own(tmp_path: Path) -> None:

@@ -182,8 +182,11 @@ async def test_an_empty_lists_note_wraps_to_its_width() -> None:
         view.reset_items()
         await pilot.pause()
         rows = ["".join(s.text for s in view.render_line(y)).rstrip() for y in range(4)]
-        assert " ".join(row for row in rows if row) == Empty.NOTE, rows
+        assert " ".join(row.strip() for row in rows if row) == Empty.NOTE, rows
         assert all(len(row) <= view.size.width for row in rows)
+        # Each row one cell in, where a row's text and a table's header begin (the note
+        # began at column 0 on some tabs, one cell in on others).
+        assert all(row.startswith(" ") and row[1] != " " for row in rows if row), rows
 
 
 class CountedEmpty(Empty):

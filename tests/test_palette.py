@@ -159,6 +159,19 @@ async def test_no_command_writes_a_screenshot(tmp_path: Path) -> None:
             assert "Quit" in titles and "Keys" in titles  # (Textual's others stay)
 
 
+async def test_the_palette_offers_no_maximize(tmp_path: Path) -> None:
+    # Textual's "Maximize" hid the header, tabs and footer: nothing said escape leaves it
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    for where in (path, tmp_path):
+        app = TailscopeApp(where)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.3)
+            titles = {c.title for c in app.get_system_commands(app.screen)}
+            assert not titles & {"Maximize", "Minimize"}
+            assert "Keys" in titles
+
+
 async def test_a_key_refused_by_its_actions_name_is_the_next_bindings(tmp_path: Path) -> None:
     """A pane's ``check_action`` is asked as Textual asks it for the key: the action's
     name and parameters (``step_match``, ``(1,)``), not the binding's whole string

@@ -39,4 +39,4 @@ def test_the_readme_check_and_diff_lines_are_what_the_demo_file_gives(
     assert code == 0
     head = out.splitlines()[0]
     assert head == _printed("tailscope diff run.jsonl | head -7")
-    assert re.search(r"\b15 messages\b", head)  # (the same file: check's count)
+    assert re.search(r"\b15 messages sent next\b", head)  # (the same file: check's count)

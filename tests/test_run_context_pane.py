@@ -138,7 +138,7 @@ async def test_sections_fold_and_expand(transcript: Path) -> None:
         assert identity.info.name == "identity"
         folded = str(identity.render())
         assert "Rule 2" in folded and "Rule 5" not in folded
-        assert "3 more lines" in folded
+        assert "… 3 more lines folded (enter: expand)" in folded
         identity.focus()
         await pilot.press("enter")
         await pilot.pause()
@@ -149,6 +149,23 @@ async def test_sections_fold_and_expand(transcript: Path) -> None:
         await goto_run(pilot, 0)
         assert pane.section_views()[0].expanded
         await pilot.press("tab")
+
+
+async def test_a_short_section_folded_says_so(transcript: Path) -> None:
+    """A body of no more lines than a fold shows, folded, read as one unfolded but for its
+    arrow: it says it is folded, and that it hides nothing; unfolded, it does not."""
+    app = runs_app(transcript)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = await goto_run(pilot, 0)
+        by_name = {view.info.name: view for view in pane.section_views()}
+        tools, memory = by_name["tools"], by_name["memory"]
+        assert str(tools.render()).endswith("shell(cmd)\n(folded: all 2 lines shown)")
+        assert str(memory.render()).endswith("short answers.\n(folded: its line shown)")
+        tools.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert tools.expanded
+        assert str(tools.render()).endswith("shell(cmd)")
 
 
 async def test_escapes_in_a_fact_are_visible_text(transcript: Path) -> None:

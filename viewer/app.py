@@ -172,9 +172,12 @@ class TailscopeApp(KeysInTurn):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Textual's "Keys" is a docked panel that escape does not close (there, escape
         # left the file): our help, a dialog of every key (``?``), takes its name. Its
-        # "Screenshot" writes an SVG to ~/Downloads: only demo and export write files.
+        # "Screenshot" writes an SVG to ~/Downloads: only demo and export write files. Its
+        # "Maximize" hid the header, tabs and footer, so nothing said that escape leaves
+        # it, and each pane already scrolls: it gave nothing the app lacks ("Minimize"
+        # undoes only it).
         for command in super().get_system_commands(screen):
-            if command.title not in ("Keys", "Screenshot"):
+            if command.title not in _NOT_OFFERED:
                 yield command
         yield SystemCommand("Keys", "Every key binding, by screen area (also ?)", self.action_help)
         browser = sys.modules.get(f"{__package__}.screens.browser")  # (loaded: one was shown)
@@ -184,6 +187,10 @@ class TailscopeApp(KeysInTurn):
             ):
                 yield from candidate.commands()
                 break
+
+
+# Textual's commands the palette leaves out (``get_system_commands`` says why).
+_NOT_OFFERED = ("Keys", "Screenshot", "Maximize", "Minimize")
 
 
 def _looked_in() -> list[str]:

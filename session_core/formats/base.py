@@ -453,8 +453,10 @@ class AgentFormat(TranscriptFormat):
 
 
 def check_note(transcript: Transcript) -> str:
-    """``claude-code, 12 messages, 3 tool operations, 1 compaction; warning: ...``."""
-    parts = [transcript.format, count(len(transcript.messages), "message")]
+    """``claude-code, 12 messages sent next, 3 tool operations, 1 compaction; warning: ...``
+    (the messages the model is sent next, said so: the browser's "msgs" counts them as
+    written)."""
+    parts = [transcript.format, f"{count(len(transcript.messages), 'message')} sent next"]
     parts += ops_said(len(transcript.tool_operations))
     if transcript.tool_operations:
         unsettled = unsettled_ops(transcript.tool_operations)  # (not every one made)

@@ -435,9 +435,7 @@ class BrowserScreen(DirectoryWatch):
     def _refresh_labels(self) -> None:
         self._refresh_title()
         none = None if self.order else none_shown(len(self.rows), self.needle, self.status_filter)
-        if none != self.table.empty_text:
-            self.table.empty_text = none
-            self.table.refresh()
+        self.table.empty_text = none  # (drawn again where it changed)
         self.query_one("#browser-progress").display = self.scanning
         self._refresh_totals()
         self._refresh_detail()

@@ -200,18 +200,18 @@ class CheckpointsPane(Vertical, FocusPane):
             return
         body = self.query_one("#agentgo-checkpoint-json", SnapshotView)
         if not self.rows:
-            body.set_entries(
-                [
-                    (
-                        "dim",
-                        "No checkpoint in this "
-                        + ("run" if self.run_id is not None else "session")
-                        + ". Checkpoints are optional: a run saves one only when its host asks.",
-                    )
-                ]
+            # (in the table's first row, as every tab's empty view says it: it was said
+            # in the snapshot's place below a blank table)
+            self.table.empty_text = (
+                f"No checkpoint in this {'run' if self.run_id is not None else 'session'}."
+                " Checkpoints are optional: a run saves one only when its host asks."
             )
+            # (its height is its rows': room for the note's lines, wrapped at 80 columns)
+            self.table.styles.min_height = self.table.HEADER + 3
+            body.set_entries([])
             self._shown = None
             return
+        self.table.styles.min_height = None
         row = self.table.cursor_row
         row = row if 0 <= row < len(self.rows) else len(self.rows) - 1
         index = self.rows[row]

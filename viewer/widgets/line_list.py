@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -71,6 +72,21 @@ def highlight(line: Text, term: str, style: Style) -> None:
     """Every occurrence of ``term`` (folded: any case) in ``line`` styled as a match."""
     for start, end in spans(line.plain, term):
         line.stylize(style, start, end)
+
+
+EMPTY_INDENT = " "  # a note's rows begin past the cursor's column, where a row's text does
+
+
+def empty_lines(note: str | None, width: int, console: Console) -> list[Text]:
+    """What an empty list or table says in its first rows (every tab's one rule): ``note``,
+    dim, wrapped to ``width`` past the cursor's column (``EMPTY_INDENT``), as a table's
+    header and a row's text begin (at column 0, under a header one cell in, it read as
+    another tab's)."""
+    if not note or width <= len(EMPTY_INDENT):
+        return []
+    said = Text(note, style="dim", end="")
+    lines = said.wrap(console, width - len(EMPTY_INDENT))
+    return [Text(EMPTY_INDENT, end="") + line for line in lines]
 
 
 class LineList(ScrollView, can_focus=True):
@@ -491,10 +507,7 @@ class LineList(ScrollView, can_focus=True):
         one row cut the note's key hint off): made once for the rows of a draw, not for
         each (a filter's note may count every item), until the items are shown again."""
         if self._empty is None or self._empty[0] != width:
-            note = self.empty_note()
-            said = Text(note or "", style="dim", end="")
-            lines = list(said.wrap(self.app.console, width)) if note and width > 0 else []
-            self._empty = (width, lines)
+            self._empty = (width, empty_lines(self.empty_note(), width, self.app.console))
         return self._empty[1]
 
     def empty_note(self) -> str | None:
@@ -520,4 +533,12 @@ class LineList(ScrollView, can_focus=True):
         return "\n".join("".join(s.text for s in strip) for strip in self.item_strips(index))
 
 
-__all__ = ["LineList", "component_style", "highlight", "jump_failed", "nothing_more"]
+__all__ = [
+    "EMPTY_INDENT",
+    "LineList",
+    "component_style",
+    "empty_lines",
+    "highlight",
+    "jump_failed",
+    "nothing_more",
+]

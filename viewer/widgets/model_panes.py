@@ -176,6 +176,7 @@ class OpsTable(VirtualTable, RowSearch):  # (CSS comes down the first base: the 
         self.ops: Sequence[ToolOp] = []
         self.rows: Sequence[int] = range(0)  # the operation each row shows (its filter's)
         self.filter = OpsFilter()
+        self.known = False  # a file's operations shown (none before: not known to be none)
 
     def search_source(self) -> Sequence[ToolOp]:
         return self.ops
@@ -184,6 +185,8 @@ class OpsTable(VirtualTable, RowSearch):  # (CSS comes down the first base: the 
         return self.rows[start:end]
 
     def empty_note(self) -> str | None:
+        if self.known and not self.ops:  # (the table said nothing: a blank tab)
+            return "No tool operations in this file."
         return self.filter.empty_note(len(self.ops))
 
     def finder(self, term: str) -> OpSearch:
@@ -248,6 +251,7 @@ class OpsPane(Vertical):
         follow = follow and not self.detail_open
         searched = table.rows
         self.ops = table.ops = transcript.tool_operations
+        table.known = True
         self._shown = transcript
         self.ran = ran_by_call(transcript, now)
         rows = table.rows = table.filter.rows(self.ops)
@@ -417,7 +421,9 @@ class TableDetail(Vertical):
     }
     """
 
-    EMPTY = "Nothing here."  # the detail of an empty table ("": none)
+    # What the empty table says in its first row, as every tab's empty view does
+    # (``LineList.empty_note``): it said it in the detail below, under a blank table.
+    EMPTY = "Nothing here."
     # The table fits the pane (``fitted_columns``): its free-text column takes what the
     # others leave, at least ``LEAST`` cells, where ``DROPPED`` go first (the detail
     # says them).
@@ -431,6 +437,7 @@ class TableDetail(Vertical):
         super().__init__(id=id)
         fit = Fit(self.FREE, self.LEAST, self.DROPPED)
         self.table = FittedTable(columns, self.cells, fit, fixed_columns=1, id=table_id)
+        self.table.empty_text = self.EMPTY
         self.detail = ProseLines(id=detail_id)
         self._shown: Hashable | None = None
 
@@ -469,7 +476,7 @@ class TableDetail(Vertical):
     def show_detail(self, index: int) -> None:
         count = self.table.row_count
         if not 0 <= index < count:
-            self.detail.set_entries([("dim", self.EMPTY)] if not count and self.EMPTY else [])
+            self.detail.set_entries([])  # (the table's first row says why it is empty)
             return
         key = self.detail_key(index)
         if key == self._shown:

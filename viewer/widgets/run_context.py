@@ -196,6 +196,7 @@ class RunContextPane(Horizontal, FocusPane):
     """Runs on the left; the highlighted run's facts and sections on the right."""
 
     FOCUS_ON = "#runs"
+    NONE = "No run context in this transcript yet."
     MOUNTS_LATER = (SectionView,)  # a run's sections, when it is shown: ``?`` lists their keys
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -218,11 +219,13 @@ class RunContextPane(Horizontal, FocusPane):
     def compose(self) -> ComposeResult:
         yield FittedTable(RUN_COLUMNS, self._row_cells, RUNS_FIT, id="runs")
         # The detail scrolls as a whole, its sections below the facts (at 80x24 the
-        # facts left the sections no line: a section focused was never seen)
-        with VerticalScroll(id="run-detail"):
-            yield WidthStatic(
-                Text("No run context in this transcript yet.", style="dim"), id="run-header"
-            )
+        # facts left the sections no line: a section focused was never seen). Hidden
+        # while there is no run: the runs list's first row says so (``NONE``), as every
+        # tab's empty view does, where the detail said it beside a blank list.
+        detail = VerticalScroll(id="run-detail")
+        detail.display = False
+        with detail:
+            yield WidthStatic(Text(""), id="run-header")
             yield FittedTable(_fact_columns([]), self._fact_cells, FACTS_FIT, id="run-facts")
             yield Static(Text("sections", style="bold"), id="run-sections-title")
             yield Vertical(id="run-sections")
@@ -268,7 +271,9 @@ class RunContextPane(Horizontal, FocusPane):
         was_at_end = self._count > 0 and table.cursor_row >= self._count - 1
         added = len(runs) > self._count
         self._count = len(runs)
+        table.empty_text = self.NONE
         table.set_row_count(self._count)
+        self.query_one("#run-detail").display = self._count > 0
         if added and (first or was_at_end):
             table.move_cursor(row=self._count - 1)
         self._show_run(self._cursor_index(), force=added)

@@ -64,6 +64,16 @@ class SectionInfo:
     previous_digest: str | None = None
 
 
+def folded_note(lines: int) -> str:
+    """What a folded section says below the lines it shows, of a body of ``lines`` lines:
+    what it hides, or that it hides none (a short body, folded, read as one unfolded but
+    for its arrow)."""
+    hidden = lines - FOLD_LINES
+    if hidden > 0:
+        return f"… {count(hidden, 'more line')} folded (enter: expand)"
+    return f"(folded: {'its line' if lines == 1 else f'all {lines} lines'} shown)"
+
+
 class SectionView(Widget, can_focus=True):
     """One section: a header line and its body, folded to a few lines until expanded."""
 
@@ -143,13 +153,7 @@ class SectionView(Widget, can_focus=True):
                 )
             return out
         out.append("\n" + "\n".join(lines[:FOLD_LINES]))
-        hidden = len(lines) - FOLD_LINES
-        if hidden > 0:
-            plural = "s" if hidden != 1 else ""
-            out.append(
-                f"\n… {hidden} more line{plural} (enter: expand)",
-                _component_style(self, "section--fold"),
-            )
+        out.append("\n" + folded_note(len(lines)), _component_style(self, "section--fold"))
         return out
 
     def action_toggle_body(self) -> None:

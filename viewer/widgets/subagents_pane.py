@@ -131,8 +131,8 @@ class SubagentsPane(TableDetail):
         Binding("E", "step_unfinished(-1)", "Previous subagent not completed", show=False),
         Binding("s", "sort", "By usage / in file order", show=False),
     ]
-    EMPTY = ""  # (the empty table's first row says why: ``NONE``)
     NONE = "No subagents: no call here started one, and no file beside it is its child."
+    EMPTY = NONE
     FREE = "description"
     DROPPED = ("where", "cost", "duration")  # (the detail says them)
 
@@ -150,7 +150,6 @@ class SubagentsPane(TableDetail):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(COLUMNS, table_id="subagents-table", detail_id="subagent-detail", id=id)
-        self.table.empty_text = self.NONE
         self.subagents: Sequence[Subagent] = []  # as shown: in file order, or by usage
         self._numbers: Sequence[int] = []  # each one's place in the file's order (from 0)
         self.by_usage = False

@@ -95,10 +95,21 @@ class VirtualTable(LineList):
 
     HELP_TITLE = "Tables"
     HEADER = 1
-    empty_text: str | None = None  # what it says in its first row while it has none
+    _empty_text: str | None = None
+
+    @property
+    def empty_text(self) -> str | None:
+        """What it says in its first row while it has none (``LineList.empty_note``)."""
+        return self._empty_text
+
+    @empty_text.setter
+    def empty_text(self, text: str | None) -> None:
+        if text != self._empty_text:
+            self._empty_text = text
+            self.invalidate()  # (the note drawn is kept until the rows change: not so)
 
     def empty_note(self) -> str | None:
-        return self.empty_text
+        return self._empty_text
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "virtual-table--header",

@@ -209,7 +209,8 @@ class AgentGoFormat(TranscriptFormat):
 
         read_view(path, view=view, fed=fed)
         view.writer_alive = self.writer_alive(path)  # (an open run of a gone writer: cut off)
-        parts = [NAME, count(len(view.messages), "message")]
+        # (its committed messages, said so: what is sent next is the last request's)
+        parts = [NAME, f"{count(len(view.messages), 'message')} committed"]
         # The operations replay lists: each tool execution, then each ask none is of.
         said = unstarted.counts(view)
         executions = sum(1 for call in view.calls.values() if is_tool_execution(call))

@@ -163,7 +163,8 @@ class V1Format(TranscriptFormat):
 
         state = self._state(path, facts=True)
         alive = self.writer_alive(path)
-        parts = [NAME, count(len(state.entries), "message")]
+        # (what is sent next, said so: the browser's "msgs" counts the messages as written)
+        parts = [NAME, f"{count(len(state.entries), 'message')} sent next"]
         # (what was left open: the browser's row and the header say the same)
         parts += check_ops(state, alive)
         # (as every format's note counts them: v1's said none, where its replay lists them)
