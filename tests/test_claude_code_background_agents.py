@@ -18,6 +18,7 @@ from session_core.formats.base import check_note
 from session_core.formats.claude_code import subagents
 from session_core.formats.claude_code.subagents import folder_of
 from session_core.model import Transcript
+from session_core.scan import scan_file
 
 FMT = by_name(CLAUDE_CODE)
 SID = "bbbbbbbb-dddd-4ddd-8ddd-dddddddddddd"
@@ -32,6 +33,7 @@ def agent_file(path: Path, agent: str, *, finished: bool = True, tokens: int = 1
     still open: it is at work)."""
     w = CCWriter(SID, version="2.1.150", agent_id=agent)
     w.user(f"step of {agent}", parent=None)
+    w._clock += 10  # (it works 11 s: its call's result came 1 s after the call)
     if finished:
         w.assistant(f"m-{agent}", [text("done")], usage=usage(tokens, 10), stop="end_turn")
     else:
@@ -62,7 +64,8 @@ def workflow_session(folder: Path) -> Path:
 
 
 def test_a_workflows_agents_are_linked_to_its_call_and_counted(tmp_path: Path) -> None:
-    t = opened(workflow_session(tmp_path))
+    session = workflow_session(tmp_path)
+    t = opened(session)
     assert [(s.id, s.call_id, s.read) for s in t.subagents] == [
         ("aone1", "toolu_wf", True),
         ("atwo2", "toolu_wf", True),
@@ -71,8 +74,12 @@ def test_a_workflows_agents_are_linked_to_its_call_and_counted(tmp_path: Path) -
     assert both is not None and both.input_tokens == t.usage.input_tokens + 300  # type: ignore[operator]
     op = op_of(t, "toolu_wf")
     # both agents' last turns finished: completed, in the time their turns took
-    assert op.state == "completed" and op.duration == 1.0
+    assert op.state == "completed" and op.duration == 11.0
     assert "with 2 subagents" in check_note(t)
+    # the browser: its agents' files no rows of their own, counted in the session's row
+    assert FMT.part_of_another(str(folder_of(str(session)) / "workflows/wf_xyz/agent-aone1.jsonl"))
+    row = scan_file(session)
+    assert row.tokens == both.tokens and row.with_subagents == "with 2 subagents"
 
 
 def background_session(folder: Path, *, finished: bool, file: bool = True) -> Path:
@@ -111,7 +118,7 @@ def test_a_call_launched_in_the_background_completes_with_its_agents_file(
 ) -> None:
     t = opened(background_session(tmp_path, finished=True))
     op = op_of(t, "toolu_bg")
-    assert op.state == "completed" and op.duration == 1.0  # the agent's turn, not the launch
+    assert op.state == "completed" and op.duration == 11.0  # the agent's turn, not the launch
 
 
 def test_a_launched_call_whose_agents_file_is_missing_is_not_completed(tmp_path: Path) -> None:
