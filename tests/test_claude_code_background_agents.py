@@ -207,3 +207,27 @@ def test_a_followed_sessions_launched_call_settles_as_its_agent_finishes(
     agent_file(sub, "a0c4759", finished=True)
     monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 0.0)
     assert op_of(live.transcript(None), "toolu_bg").state == "completed"
+
+
+async def test_the_subagents_tab_lists_a_workflows_agents_and_a_launched_calls_state(
+    tmp_path: Path,
+) -> None:
+    from helpers import app_loaded, screen_text, wait_for
+
+    from viewer.screens.model_screen import ModelScreen
+    from viewer.widgets.subagents_pane import SubagentsPane
+
+    session = workflow_session(tmp_path / "wf")
+    async with app_loaded(session, ModelScreen, (150, 40)) as (app, pilot):
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 2)
+        text = screen_text(app)
+        assert "agent-aone1" in text and "agent-atwo2" in text and "11.0s" in text, text
+    session = background_session(tmp_path / "bg", finished=True, file=False)
+    async with app_loaded(session, ModelScreen, (150, 40)) as (app, pilot):
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 1)
+        text = screen_text(app)
+        assert "outcome unknown" in text and "completed" not in text, text
