@@ -6,9 +6,10 @@ timestamps, the places of its parts, its operation once settled) they were the l
 thing the reader kept after the uuids. ``CallColumn`` keeps them as columns: where the
 call's part and its result's part are (a line's span and the part's index), the raw
 items of its response and result (whose ids, lines and timestamps the ``ItemColumn``
-has), its own timestamp packed. A snapshot's ``tool_operations`` (``ClaudeOps``) makes
-each ``LazyToolOp`` when asked for; one unanswered at the snapshot as it was then
-(``OpenCalls``: its state, progress and links the snapshot's, whatever came since).
+has), its own timestamp packed. A snapshot's ``tool_operations`` (``call_ops.ClaudeOps``)
+makes each ``LazyToolOp`` when asked for; one unanswered at the snapshot as it was then
+(``call_ops.OpenCalls``: its state, progress and links the snapshot's, whatever came
+since).
 """
 
 from __future__ import annotations
