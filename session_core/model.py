@@ -459,6 +459,10 @@ class Transcript:
             both = self.usage_with_subagents
             parts.append(("subagents", [s.to_json() for s in self.subagents]))
             parts.append(("usage-with-subagents", both.to_json() if both is not None else None))
+            # (added: some linked subagent's usage is not in it, and the header's words why)
+            partial = not all(s.counted for s in self.subagents)
+            parts.append(("usage-with-subagents-partial", partial))
+            parts.append(("usage-with-subagents-said", self.with_subagents_text()))
         yield from parts
         taken = {key for key, _value in parts}
         for key, value in self.extra.items():

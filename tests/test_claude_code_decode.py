@@ -131,7 +131,11 @@ FIELDS = [
     "parentToolUseID",
     "toolUseResult",
     "isCompactSummary",
+    "agentId",
 ]
+# What a toolUseResult may say of its call (a background launch, a Workflow run, a
+# subagent's run time, the agent it names)
+RESULT_FIELDS = ["interrupted", "agentId", "status", "isAsync", "runId", "totalDurationMs"]
 
 
 @settings(
@@ -149,13 +153,18 @@ def test_odd_field_types_both_ways(
     w.assistant("m1", [text("calling"), tool_use("c1", "Bash", command="ls")], usage=usage(5, 6))
     w.progress("c1", {"type": "bash_progress", "output": "so far"})
     w.result("c1", "out", tool_use_result={"stdout": "out", "interrupted": False})
-    w.assistant("m2", [text("done")], usage=usage(7, 8), stop="end_turn")
+    w.bare({"type": "fork-context-ref", "agentId": "a1", "parentSessionId": w.session})
+    w.assistant("m2", [text("done"), tool_use("c2", "Agent", prompt="p")], usage=usage(7, 8))
+    launched = {"status": "async_launched", "isAsync": True, "agentId": "b1", "runId": "wf"}
+    w.result("c2", "launched", tool_use_result={**launched, "totalDurationMs": 4000})
     records = w.lines
     for _ in range(data.draw(st.integers(1, 4))):
         record = records[data.draw(st.integers(0, len(records) - 1))]
-        where = data.draw(st.sampled_from(["top", "message", "usage", "data", "block"]))
+        where = data.draw(st.sampled_from(["top", "message", "usage", "data", "block", "result"]))
         value = data.draw(ODD)
-        if where == "top":
+        if where == "result" and isinstance(record.get("toolUseResult"), dict):
+            record["toolUseResult"][data.draw(st.sampled_from(RESULT_FIELDS))] = value
+        elif where == "top":
             record[data.draw(st.sampled_from(FIELDS))] = value
         elif where == "message" and isinstance(record.get("message"), dict):
             record["message"][
@@ -307,8 +316,8 @@ def test_a_result_the_line_decoder_refuses_is_kept_undecoded() -> None:
         raw = b'{"type": "user", "uuid": "u1", "toolUseResult": ' + result + b"}"
         line = lines.decode(raw)
         assert line is not None and isinstance(line.toolUseResult, msgspec.Raw)
-        assert lines.result_facts(line.toolUseResult) == facts
+        assert lines.result_facts(line.toolUseResult)[:2] == facts
     # (what it does not name is passed over, as big as it may be)
     line = lines.decode(b'{"type": "user", "toolUseResult": {"interrupted": true, "n": 1e400}}')
     assert line is not None and isinstance(line.toolUseResult, lines.ResultFacts)
-    assert lines.result_facts(line.toolUseResult) == (True, None)
+    assert lines.result_facts(line.toolUseResult)[:2] == (True, None)

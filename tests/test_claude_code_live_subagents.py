@@ -94,7 +94,7 @@ def live(tmp_path: Path) -> subagents.SubagentsLive:
 def test_a_subagent_file_is_read_again_only_when_it_changed(
     live: subagents.SubagentsLive, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    reads = counting(monkeypatch, "read_file")
+    reads = counting(monkeypatch, "read_builder")
     monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 0.0)
     first = live.transcript(writer_alive=True)
     assert reads == []  # unchanged since it was read: its usage is the one kept
@@ -165,13 +165,13 @@ def test_read_ahead_reads_the_files_outside_the_lock_and_the_link_reads_none(
     assert isinstance(live, subagents.SubagentsLive)
     lock = threading.RLock()
     held_while_reading: list[bool] = []
-    real_read = subagents.read_file
+    real_read = subagents.read_builder
 
-    def read(sub: str) -> Transcript:
+    def read(sub: str) -> Any:
         held_while_reading.append(lock._is_owned())  # type: ignore[attr-defined]
         return real_read(sub)
 
-    monkeypatch.setattr(subagents, "read_file", read)
+    monkeypatch.setattr(subagents, "read_builder", read)
 
     def apply(update: FollowUpdate) -> None:
         with lock:

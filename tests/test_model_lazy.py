@@ -114,7 +114,8 @@ def test_followed_lazily_equals_plain_read(tmp_path: Path, damaged: bool, batch:
         # follow words its own warnings for bad lines; everything else is the same (but
         # the subagents a followed file links, which a builder alone does not: compared
         # with a whole open's in test_claude_code_live and test_codex_live_subagents)
-        for key in ("warnings", "subagents", "usage-with-subagents"):
+        linked = ("usage-with-subagents", "usage-with-subagents-partial")
+        for key in ("warnings", "subagents", *linked, "usage-with-subagents-said"):
             mine.pop(key, None)
             theirs.pop(key, None)
         assert mine == theirs, path

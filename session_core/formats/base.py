@@ -467,7 +467,20 @@ def check_note(transcript: Transcript) -> str:
     parts.extend(runs_said(run.state for run in transcript.runs))
     parts.extend(overlay_counts(transcript.compactions).said())
     parts.append(usage_said(transcript.usage))
+    if transcript.subagents:
+        parts.append(subagents_said(transcript))
     return note_of(parts, transcript.warnings)
+
+
+def subagents_said(transcript: Transcript) -> str:
+    """A check note's usage with the subagents, in the viewer header's words: ``with 2
+    subagents 4,640 tok · $0.0058``; where none is counted, why alone (``1 subagent, its
+    file not read``: never a total that is the file's own)."""
+    words = transcript.with_subagents_text()
+    both = transcript.usage_with_subagents
+    if both is None or not any(s.counted for s in transcript.subagents):
+        return words
+    return f"{words} {both.brief()}"
 
 
 def runs_said(states: Iterable[str]) -> list[str]:

@@ -7,8 +7,9 @@ parentUuid chain, its uuids packed in ``packed_ids``), ``builder`` (lines fed in
 order), ``conversation`` (user and assistant lines: responses, calls, results, turns),
 ``progress`` (runs of progress lines), ``bookkeeping`` (the rare line types),
 ``usage`` (responses' usage, and the totals kept), ``chain`` (the chain an assembly
-found, the next built on it), ``assemble`` (the model from what was kept),
-``subagents`` (linked files).
+found, the next built on it), ``assemble`` (the model from what was kept), ``calls``
+and ``call_ops`` (tool calls packed, a snapshot's operations), ``subagents`` (linked
+files), ``background`` (calls launched in the background, Workflow runs' agents).
 """
 
 from __future__ import annotations

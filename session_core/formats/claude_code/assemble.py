@@ -19,7 +19,7 @@ from ...times import seconds_between
 from . import NAME, chain
 from .blocks import CLEARED, readable
 from .builder import META, SIDECHAIN
-from .calls import ClaudeOps, OpenCalls
+from .call_ops import ClaudeOps, OpenCalls
 from .chain import nodes_of, recover, span_of
 from .file_links import link_files
 from .responses import ENDED_TURN, GAVE_UP

@@ -28,7 +28,7 @@ from . import blocks, conversation
 from .bookkeeping import rare_line
 from .calls import CallColumn
 from .file_links import FileLinks
-from .lines import Line, decode, line_of
+from .lines import Line, Said, decode, line_of
 from .progress import ProgressRuns, progress_known
 from .records import Boundary, RunMark
 from .responses import Responses
@@ -51,6 +51,9 @@ _META_KEYS = {  # a Line's field -> the meta key
     "timestamp": "started",
 }
 _META_ITEMS = tuple(_META_KEYS.items())
+# The lines whose ``agentId`` is the file's agent (a subagent's envelope); bookkeeping
+# lines name another (``fork-context-ref``, a Workflow journal's ``started``/``result``).
+_ENVELOPES = frozenset({"user", "assistant", "system", "progress", "attachment"})
 META_LINES = 1000  # the session's facts are looked for in its first lines (some never come)
 
 
@@ -72,7 +75,7 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         self.calls = CallColumn(self.raw)
         # A result before its call: its item, part, the part's index, its line's span
         # and what it says of the call (``conversation._answer``).
-        self.unpaired: dict[str, tuple[int, Part, int, int, tuple[bool, str | None]]] = {}
+        self.unpaired: dict[str, tuple[int, Part, int, int, Said]] = {}
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
         # call id -> its latest progress line and that line's time, until it is answered
         self.progress_at: dict[str, tuple[int, str | None]] = {}
@@ -294,8 +297,9 @@ class ClaudeCodeBuilder(RawColumnBuilder):
 
     def _take_meta(self, facts: Line) -> None:
         missing = self._meta_missing
+        envelope = facts.type in _ENVELOPES
         for key, name in _META_ITEMS:  # in a fixed order
-            if key in missing:
+            if key in missing and (envelope or key != "agentId"):
                 value = getattr(facts, key)
                 if value:
                     self.meta[name] = value

@@ -6,41 +6,44 @@ timestamps, the places of its parts, its operation once settled) they were the l
 thing the reader kept after the uuids. ``CallColumn`` keeps them as columns: where the
 call's part and its result's part are (a line's span and the part's index), the raw
 items of its response and result (whose ids, lines and timestamps the ``ItemColumn``
-has), its own timestamp packed. A snapshot's ``tool_operations`` (``ClaudeOps``) makes
-each ``LazyToolOp`` when asked for; one unanswered at the snapshot as it was then
-(``OpenCalls``: its state, progress and links the snapshot's, whatever came since).
+has), its own timestamp packed. A snapshot's ``tool_operations`` (``call_ops.ClaudeOps``)
+makes each ``LazyToolOp`` when asked for; one unanswered at the snapshot as it was then
+(``call_ops.OpenCalls``: its state, progress and links the snapshot's, whatever came
+since).
 """
 
 from __future__ import annotations
 
-import functools
 from array import array
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...indexed import ListLike
-from ...model import OpsByCall, Part, PartRef, PartSource
+from ...model import Part, PartRef, PartSource
 from ...times import seconds_between
-from ...tool_ops import LazyToolOp, OpsSequence, OpState, ToolOp, classify_op, op_json
+from ...tool_ops import LazyToolOp, OpState, classify_op, op_json
 from .blocks import answers_one, detail, flatten
 from .held_ids import HeldIds
 
 if TYPE_CHECKING:
     from ...item_column import ItemColumn
-    from .records import RunMark
+    from .lines import Said
     from .sidechains import InFile
 
 # A call's flags. PASSED: a later call took its id before it was answered (a result
-# answers the latest call of its id, so none will ever answer it).
-SIDE, ERROR, INTERRUPTED, NO_TS, PASSED = 1, 2, 4, 8, 16
+# answers the latest call of its id, so none will ever answer it). LAUNCHED: its result
+# says it only started in the background (``async_launched``: a background Agent, a
+# Workflow); what became of it is its subagent's file's to say (``subagents.attach``).
+SIDE, ERROR, INTERRUPTED, NO_TS, PASSED, LAUNCHED = 1, 2, 4, 8, 16, 32
 
 
-def _state_of(flags: int) -> OpState:
+def state_of_flags(flags: int) -> OpState:
     """The state of a call no later line changes (answered, or passed) by its flags."""
     passed = bool(flags & PASSED)
+    if flags & LAUNCHED and not flags & (PASSED | ERROR | INTERRUPTED):
+        return "outcome-unknown"  # (until its subagent's file is read)
     return classify_op(
         has_result=not passed,
         failed=bool(flags & ERROR),
@@ -63,6 +66,7 @@ class CallColumn:
         "cut",
         "flags",
         "ids",
+        "launched",
         "line",
         "open",
         "own",
@@ -76,9 +80,11 @@ class CallColumn:
         "run",
         "sidechain",
         "span",
+        "took",
         "tools",
         "ts_end",
         "ts_text",
+        "workflow",
     )
 
     def __init__(self, raw: ItemColumn) -> None:
@@ -104,6 +110,9 @@ class CallColumn:
         self.agent: dict[int, str] = {}  # the agent its result names (``name_agent``)
         self.agents_named = 0  # how many times one was: its last ones are the newest
         self.sidechain: dict[int, InFile] = {}  # its subagent's lines in this file (1.0.x)
+        self.workflow: dict[int, str] = {}  # the Workflow run its result names (its runId)
+        self.took: dict[int, float] = {}  # seconds its subagent ran, as its result says
+        self.launched: list[int] = []  # the calls only launched (``LAUNCHED``), in order
         # The calls not answered that are the latest of their id, in order, by id (most
         # lookups are of these: a result names one, and ``ids`` is looked up by a slower
         # path).
@@ -120,6 +129,25 @@ class CallColumn:
         self.agent.pop(at, None)
         self.agent[at] = agent
         self.agents_named += 1
+
+    def said_more(self, at: int, said: Said) -> None:
+        """Call ``at``'s result says more than whether it was cut off: that it was only
+        launched, the Workflow run it started, how long its subagent ran."""
+        if said.launched:
+            self.flags[at] |= LAUNCHED
+            self.launched.append(at)
+        if said.workflow:
+            self.workflow[at] = said.workflow
+        if said.took is not None:
+            self.took[at] = said.took
+
+    def took_of(self, at: int, started: str | None, ended: str | None) -> float | None:
+        """How long the call took: its subagent's own run time where its result says it,
+        none where it was only launched (not finished then), else from call to result."""
+        took = self.took.get(at)
+        if took is not None:
+            return took
+        return None if self.flags[at] & LAUNCHED else seconds_between(started, ended)
 
     def add(
         self,
@@ -274,7 +302,7 @@ class CallColumn:
             bool(self.flags[at] & SIDE),
             started,
             ended,
-            seconds_between(started, ended) if answered else None,  # (from call to result)
+            self.took_of(at, started, ended) if answered else None,
         )
         side = (self.sidechain if sidechain is None else sidechain).get(at)
         if side is not None:
@@ -318,14 +346,14 @@ class CallColumn:
             detail(record.get("toolUseResult")) if named and answers_one(record) else None,
             None,
             subagent,
-            seconds_between(started, ended),
+            self.took_of(at, started, ended),
             side.line if side is not None else None,
             side.ident if side is not None else None,
         )
 
     def settled_state(self, at: int) -> OpState:
         """The state of an answered or passed call (whatever comes next)."""
-        return _state_of(self.flags[at])
+        return state_of_flags(self.flags[at])
 
 
 def _block_of(
@@ -350,208 +378,4 @@ def _block_of(
     return record, block
 
 
-@functools.cache
-def _flags_in_state(state: str) -> bytes:
-    """For each flag byte, 1 where a settled call with those flags is in ``state``."""
-    return bytes(_state_of(f) == state for f in range(256))
-
-
-class OpenCalls:
-    """The calls not answered at a snapshot (their indexes, in order), and what it knew
-    to make their operations when asked for, as they were then: the last turn and
-    whether the user cut it, whether the writer was alive, each call's progress output
-    and the in-file subagents linked (copies). Not made with the snapshot: a response of
-    2,000 parallel calls, followed as it is written, made each at every snapshot."""
-
-    __slots__ = (
-        "at",
-        "last_cut",
-        "last_run",
-        "progress",
-        "progress_at",
-        "sidechain",
-        "writer_alive",
-    )
-
-    def __init__(
-        self,
-        column: CallColumn,
-        runs: Sequence[RunMark],
-        writer_alive: bool | None,
-        progress: Mapping[str, str],
-        progress_at: Mapping[str, tuple[int, str | None]],
-    ) -> None:
-        self.at = sorted(column.open.values())
-        self.last_run = len(runs) - 1
-        self.last_cut = bool(runs) and runs[-1].cut
-        self.writer_alive = writer_alive
-        self.progress = dict(progress)
-        self.progress_at = dict(progress_at)  # call id -> its latest progress line, time
-        self.sidechain = dict(column.sidechain)
-
-    def __contains__(self, index: int) -> bool:
-        at = self.at
-        found = bisect_left(at, index)
-        return found < len(at) and at[found] == index
-
-    def state(self, column: CallColumn, index: int) -> OpState:
-        """Open call ``index``'s state at the snapshot."""
-        run = column.run[index]
-        # (a later prompt came instead, or the user cut its turn: it never will be)
-        cut = run < self.last_run or (run >= 0 and self.last_cut)
-        return classify_op(has_result=False, interrupted=cut, writer_alive=self.writer_alive)
-
-    def in_state(self, column: CallColumn, state: str) -> int:
-        """How many are in ``state`` (as ``state`` says each): running, those of the last
-        turn while it may go on (a suffix: a call's turn is never before an earlier
-        call's); interrupted, the others."""
-        at = self.at
-        running = 0
-        if not self.last_cut and self.writer_alive is not False:
-            running = len(at) - bisect_left(at, self.last_run, key=column.run.__getitem__)
-        if state == "running":
-            return running
-        return len(at) - running if state == "interrupted" else 0
-
-    def turns(self, column: CallColumn) -> set[int]:
-        """The turns (their indexes) a call is open in, each found once by its calls'
-        stretch (a call's turn is never before an earlier call's)."""
-        at, run, found, start = self.at, column.run.__getitem__, set(), 0
-        while start < len(at):
-            turn = run(at[start])
-            found.add(turn)
-            start = bisect_right(at, turn, lo=start, key=run)
-        return found
-
-
-class Picked(ListLike[ToolOp]):
-    """Some of a snapshot's operations, by their indexes, each made when asked for."""
-
-    __slots__ = ("_at", "_ops")
-
-    def __init__(self, ops: ClaudeOps, at: Sequence[int]) -> None:
-        self._ops, self._at = ops, at
-
-    def __len__(self) -> int:
-        return len(self._at)
-
-    def _one(self, index: int) -> ToolOp:
-        return self._ops[self._at[index]]
-
-
-class ClaudeOps(OpsSequence):
-    """A snapshot's operations: the first ``count`` calls of the column, each made when
-    asked for (and kept for the snapshot: a big file has tens of thousands, and a
-    snapshot does not make them all): a settled one (answered, or passed) from the
-    column, one ``opened`` (not answered at the snapshot) as it was then. ``runs``: the
-    turns (for a call's turn id), ``paths``: the subagent files of the calls that name an
-    agent."""
-
-    __slots__ = ("_column", "_count", "_made", "_open", "_paths", "_runs")
-
-    def __init__(
-        self,
-        column: CallColumn,
-        count: int,
-        opened: OpenCalls,
-        runs: Sequence[RunMark],
-        paths: Mapping[int, str | None],
-    ) -> None:
-        self._column = column
-        self._count = count
-        self._made: dict[int, ToolOp] = {}
-        self._open = opened
-        self._runs = runs
-        self._paths = paths
-
-    def __len__(self) -> int:
-        return self._count
-
-    def _one(self, index: int) -> ToolOp:
-        op = self._made.get(index)
-        if op is None:
-            column, opened = self._column, self._open
-            run = column.run[index]
-            run_id = self._runs[run].id if run >= 0 else None
-            subagent = self._paths.get(index)
-            if index in opened:
-                call_id = column.id_of(index)
-                progress = opened.progress.get(call_id)
-                state = opened.state(column, index)
-                op = column.op(index, state, run_id, progress, subagent, True, opened.sidechain)
-                op.progress_line, op.progress_ts = opened.progress_at.get(call_id, (None, None))
-            else:
-                op = column.op(index, column.settled_state(index), run_id, None, subagent)
-            self._made[index] = op
-        return op
-
-    def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
-        """Every operation's ``to_json()``, in order (``model.rows_json``): those made, or
-        open, or whose parts are kept, from their objects; the others from the column
-        without making them."""
-        column, made, runs, paths = self._column, self._made, self._runs, self._paths
-        opened = set(self._open.at)
-        for index in range(self._count):
-            row = None
-            if index not in made and index not in opened:
-                run = column.run[index]
-                row = column.json_of(
-                    index,
-                    column.settled_state(index),
-                    runs[run].id if run >= 0 else None,
-                    paths.get(index),
-                )
-            yield row if row is not None else self[index].to_json()
-
-    def state_of(self, index: int) -> OpState:
-        """Operation ``index``'s state, without making it (``model.op_states``)."""
-        op = self._made.get(index)
-        if op is not None:
-            return op.state
-        column, opened = self._column, self._open
-        return opened.state(column, index) if index in opened else column.settled_state(index)
-
-    def count_state(self, state: str) -> int:
-        """How many are in ``state`` (``model.ops_in_state``): the calls' flags counted
-        (each flag byte as ``settled_state`` reads it), those open at the snapshot taken
-        out and counted by their state then (``OpenCalls.in_state``)."""
-        column = self._column
-        flags = column.flags[: self._count]
-        matches = _flags_in_state(state)
-        found = flags.translate(matches).count(1)
-        opened = self._open
-        if opened.at:
-            found -= bytes(map(flags.__getitem__, opened.at)).translate(matches).count(1)
-            found += opened.in_state(column, state)
-        return found
-
-    def tool_column(self) -> list[str]:
-        return self._column.tools
-
-    def open_in_state(self, state: str) -> int:
-        """How many of those not answered at the snapshot are in ``state``."""
-        return self._open.in_state(self._column, state)
-
-    def open_turns(self) -> set[int]:
-        """The turns (indexes) with a call not answered at the snapshot."""
-        return self._open.turns(self._column)
-
-    def unsettled(self) -> Sequence[ToolOp]:
-        """The operations that may be running or interrupted (``model.unsettled_ops``):
-        those not answered, and those whose result says they were cut off (each made
-        when asked for)."""
-        count = self._count
-        cut = (at for at in self._column.cut if at < count)
-        return Picked(self, sorted({*self._open.at, *cut}))
-
-    def by_call(self) -> Mapping[str, ToolOp]:
-        """The operations by call id (``model.ops_by_call``): the latest of each."""
-        key = self._column.ids.__getitem__
-        return OpsByCall(self.find, lambda: map(key, range(self._count)))
-
-    def find(self, call_id: str) -> ToolOp | None:
-        at = self._column.find(call_id, self._count)
-        return None if at < 0 else self[at]
-
-
-__all__ = ["CallColumn", "ClaudeOps", "OpenCalls"]
+__all__ = ["LAUNCHED", "CallColumn", "state_of_flags"]

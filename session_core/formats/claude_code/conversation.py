@@ -14,7 +14,7 @@ import orjson
 from ...model import Part
 from ...text import finish_mark
 from . import blocks
-from .lines import Line, Message, TokenUsage, result_facts, result_value, shape
+from .lines import NOTHING_SAID, Line, Message, Said, TokenUsage, result_facts, result_value, shape
 from .records import Boundary, RunMark
 from .responses import FINISH_SAID, GAVE_UP, SIDE
 from .sidechains import TASK_TOOLS
@@ -220,22 +220,24 @@ def user(
         else ""
     )
     result = facts.toolUseResult
-    answers: list[tuple[int, tuple[bool, str | None]]] = []
+    answers: list[tuple[int, Said]] = []
     # A line read again when shown keeps its span alone: its tool result's detail
     # (often the largest value of the line) is not decoded, only its facts are.
     keep = not b.rereadable()
     detail: Any = None
-    result_interrupted, agent = False, None
+    said = NOTHING_SAID
     alone = blocks.answers_alone(parts)
     for index, part in enumerate(parts):
         if part.kind == "tool-result" and part.call_id:
             if alone:
-                result_interrupted, agent = result_facts(result)
+                said = result_facts(result)
                 if keep:
                     detail = blocks.detail(result_value(result))
             part.data = detail
-            interrupted = result_interrupted or part.text.lstrip().startswith(blocks.INTERRUPTED)
-            answers.append((index, (interrupted, agent)))
+            if not said.interrupted and part.text.lstrip().startswith(blocks.INTERRUPTED):
+                answers.append((index, said._replace(interrupted=True)))
+            else:
+                answers.append((index, said))
     item = b.add_item(
         parts, line, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta
     )
@@ -305,21 +307,23 @@ def _answer(
     part: Part,
     index: int,
     span: int,
-    facts: tuple[bool, str | None],
+    said: Said,
 ) -> None:
     """Call ``at`` is answered by ``part``, the ``index``-th of the raw item ``item`` (a
     user line at ``span``: its timestamp is the result's)."""
-    interrupted, agent = facts
     calls = b.calls
     call_id = part.call_id
     assert call_id is not None
-    calls.answer(at, call_id, item, part, index, span, part.is_error, interrupted)
+    calls.answer(at, call_id, item, part, index, span, part.is_error, said.interrupted)
     b.answered.append(at)
     run = calls.run[at]
     if 0 <= run < len(b.runs) - 1:  # an earlier turn's state may change with it
         b.usage.runs_touched.add(run)
+    agent = said.agent
     if agent:
         calls.name_agent(at, agent)
+    if said.launched or said.workflow or said.took is not None:
+        calls.said_more(at, said)
     b.progress_out.pop(call_id, None)
     b.progress_at.pop(call_id, None)
 

@@ -12,7 +12,7 @@ taken by ``line_of``, with the same rules; every other line type is read as a di
 from __future__ import annotations
 
 from sys import intern
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import orjson
@@ -93,6 +93,24 @@ class ResultFacts(msgspec.Struct, gc=False):
 
     interrupted: bool | None = None
     agentId: str | None = None
+    # ``async_launched`` (with ``isAsync``): a background Agent or a Workflow only started
+    status: str | None = None
+    isAsync: bool | None = None
+    runId: str | None = None  # a Workflow's run: its agents' folder, workflows/<runId>/
+    totalDurationMs: float | None = None  # a subagent's own run time
+
+
+class Said(NamedTuple):
+    """What a result says of its call (``result_facts``)."""
+
+    interrupted: bool = False
+    agent: str | None = None
+    launched: bool = False  # only started, in the background: not finished
+    workflow: str | None = None  # the Workflow run it started
+    took: float | None = None  # seconds its subagent ran, as its writer says
+
+
+NOTHING_SAID = Said()
 
 
 _NOTHING = msgspec.Raw(b"null")
@@ -138,6 +156,7 @@ class _RawResult(Line):
 _LINE = msgspec.json.Decoder(Line)
 _RAW_RESULT = msgspec.json.Decoder(_RawResult)
 _FACTS = msgspec.json.Decoder(ResultFacts)
+_NONE_SAID = ResultFacts()
 
 
 def decode(raw: bytes | memoryview, ascii: bool = False) -> Line | None:
@@ -329,25 +348,58 @@ def result_value(value: Any) -> Any:
     return value
 
 
-def result_facts(value: Any) -> tuple[bool, str | None]:
-    """``(interrupted, agentId)`` of a ``toolUseResult``, decoding no more than that."""
+def result_facts(value: Any) -> Said:
+    """What a ``toolUseResult`` says of its call (``Said``), decoding no more than that."""
     if isinstance(value, ResultFacts):
-        return value.interrupted is True, value.agentId
+        return _said_of(value)
     if isinstance(value, msgspec.Raw):
         if value is _NOTHING:
-            return False, None
+            return NOTHING_SAID
         try:
             facts = _FACTS.decode(value)
         except msgspec.DecodeError:  # not an object, or fields of other types
             return _facts_of(result_value(value))
-        return facts.interrupted is True, facts.agentId
+        return _said_of(facts)
     return _facts_of(value)
 
 
-def _facts_of(value: Any) -> tuple[bool, str | None]:
+def _said_of(facts: ResultFacts) -> Said:
+    if facts == _NONE_SAID:  # (most results: an object that says none of these)
+        return NOTHING_SAID
+    took = facts.totalDurationMs
+    return Said(
+        facts.interrupted is True,
+        facts.agentId,
+        facts.status == "async_launched" or facts.isAsync is True,
+        facts.runId,
+        took / 1000 if took is not None and took >= 0 else None,
+    )
+
+
+def _facts_of(value: Any) -> Said:
+    """The same from a parsed value (a field of another type counts as absent)."""
     if not isinstance(value, dict):
-        return False, None
-    return value.get("interrupted") is True, str_or_none(value.get("agentId"))
+        return NOTHING_SAID
+    took = value.get("totalDurationMs")
+    number = isinstance(took, (int, float)) and not isinstance(took, bool) and took >= 0
+    took = took if number else None
+    return Said(
+        value.get("interrupted") is True,
+        str_or_none(value.get("agentId")),
+        value.get("status") == "async_launched" or value.get("isAsync") is True,
+        str_or_none(value.get("runId")),
+        took / 1000 if took is not None else None,
+    )
 
 
-__all__ = ["HOT", "Line", "decode", "line_of", "result_facts", "result_value", "shape"]
+__all__ = [
+    "HOT",
+    "NOTHING_SAID",
+    "Line",
+    "Said",
+    "decode",
+    "line_of",
+    "result_facts",
+    "result_value",
+    "shape",
+]

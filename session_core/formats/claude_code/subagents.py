@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -31,6 +31,8 @@ from ...line_warnings import crash_tail, damage_warning
 from ...linked import FileKey, LinkedLive
 from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
+from . import background
+from .background import Outcome
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -137,31 +139,48 @@ def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
     return found
 
 
-# What a subagent file was found to hold: (size, mtime) when read, its usage and message
-# count, and the warnings of what its read left out: its first damaged line, its crash tail.
-FileRead = tuple[tuple[int, int], Usage, int, str | None, str | None]
+class FileRead(NamedTuple):
+    """What a subagent file was found to hold."""
+
+    key: FileKey  # its (size, mtime) when read
+    usage: Usage
+    messages: int
+    damage: str | None  # its first damaged line (what its read left out)
+    tail: str | None  # its crash tail
+    outcome: Outcome  # what its turns say of its run (a launched call's state)
+    spawned: dict[str, tuple[str, str | None]]  # agents its calls started: call id, description
+
+
 # Those by path. A live session keeps one, so that a snapshot reads again only the files
 # that changed since the last.
 ReadCache = dict[str, FileRead]
 
 
-def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None = None) -> None:
+def attach(
+    transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None = None
+) -> background.Settled:
     """Fill ``transcript.subagents``: linked agents first (and in-file sidechains, as
     their calls link them), then the folder's other files (the compaction summariser's
-    ``agent-acompact-*``, agents named nowhere)."""
+    ``agent-acompact-*``, a Workflow run's agents, agents named nowhere); settle the
+    calls launched in the background by their files (``background.settle``: what was
+    settled)."""
     entries, skipped = _files(_linked(transcript, b), b)
+    reads: list[tuple[Subagent, FileRead | None]] = []
     for sub, path, key in entries:
         transcript.subagents.append(sub)
         if path is None or key is None:
+            reads.append((sub, None))
             continue
         try:
-            _, sub.usage, sub.messages, damage, tail = _read(path, key, cache)
-            sub.read = True
+            read = _read(path, key, cache)
         except TranscriptError as err:
             transcript.warnings.append(f"subagent {sub.id}: {err}")
+            reads.append((sub, None))
             continue
+        sub.usage, sub.messages, sub.read = read.usage, read.messages, True
+        reads.append((sub, read))
         # (a last line its writer is still writing is no crash tail: not said)
-        cut = damage or (tail if transcript.writer_alive is not True else None)
+        cut = read.damage or (read.tail if transcript.writer_alive is not True else None)
         if cut is not None:
             sub.left_out = cut
             if sub.counted:
@@ -169,12 +188,31 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
                     f"subagent {os.path.basename(path)}: {cut}; its usage and the "
                     "session's with it are lower bounds"
                 )
+    _link_spawned(reads)
+    settled = background.settle(transcript, reads)
     if skipped:
         # One warning for them all: a session can have thousands.
         transcript.warnings.append(
             f"{count(skipped, 'subagent file')} not read for usage (over the bound of "
             f"{MAX_FILES} files and {MAX_BYTES >> 20} MB a session)"
         )
+    return settled
+
+
+def _link_spawned(reads: list[tuple[Subagent, FileRead | None]]) -> None:
+    """A subagent no call of the session's file names, started by another subagent (its
+    call in that one's file): linked to that call."""
+    spawned: dict[str, tuple[str, str | None]] = {}
+    for _sub, read in reads:
+        if read is not None:
+            spawned.update(read.spawned)
+    if not spawned:
+        return
+    for sub, _read in reads:
+        call = spawned.get(sub.id) if sub.call_id is None and not sub.unnamed else None
+        if call is not None:
+            sub.call_id = call[0]
+            sub.description = call[1] or sub.description
 
 
 # (agent, call id, description); agent None: a call not answered yet that names none,
@@ -218,7 +256,31 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
             known.add(agent)
             desc = "compaction summariser" if agent.startswith("acompact") else None
             linked.append((agent, None, desc))
+    _workflow_agents(b, ops, known, linked)
     return linked
+
+
+def _workflow_agents(b: ClaudeCodeBuilder, ops: Any, known: set[str], linked: Linked) -> None:
+    """A Workflow run's agent files (``background.workflow_files``), each linked to the
+    Workflow call whose result names the run."""
+    if folder_of(b.path) == Path(b.path).parent:
+        return  # (a subagent's file: its siblings are not its own)
+    runs = {run: at for at, run in b.calls.workflow.items() if at < len(ops)}
+    for run, path in background.workflow_files(folder_of(b.path)):
+        agent = os.path.basename(path)[len("agent-") : -len(".jsonl")]
+        if agent in known:
+            continue
+        known.add(agent)
+        b.agent_paths[agent] = path
+        at = runs.get(run)
+        if at is None:
+            linked.append((agent, None, f"workflow {run}"))
+            continue
+        call = b.linked_calls.get(at)
+        if call is None:
+            op = ops[at]
+            call = b.linked_calls[at] = (op.call_id, _description(op))
+        linked.append((agent, call[0], call[1] or f"workflow {run}"))
 
 
 def agent_file_names(b: ClaudeCodeBuilder) -> list[str]:
@@ -269,11 +331,18 @@ def _read(path: str, key: FileKey, cache: ReadCache | None) -> FileRead:
     out), read unless ``cache`` has it as it is now (``key``); ``TranscriptError`` when
     it cannot be."""
     known = cache.get(path) if cache is not None else None
-    if known is None or known[0] != key:
-        read = read_file(path)
-        messages = messages_written(read.raw, read.format)
-        damage = damage_warning(read.warnings, read.lines)
-        known = (key, read.usage, messages, damage, crash_tail(read.warnings, read.lines))
+    if known is None or known.key != key:
+        builder = read_builder(path)
+        read = builder.transcript(None)
+        known = FileRead(
+            key,
+            read.usage,
+            messages_written(read.raw, read.format),
+            damage_warning(read.warnings, read.lines),
+            crash_tail(read.warnings, read.lines),
+            background.outcome_of(read),
+            _spawned(builder),
+        )
         if cache is not None:
             cache[path] = known
     return known
@@ -298,20 +367,25 @@ class SubagentsLive(LinkedLive):
                     _read(path, key, self._cache)
 
     def linked_folders(self) -> tuple[str, ...]:
-        return agent_folders(self.path)
+        # (and a Workflow's: a run's folder, and each run's, change as agents come)
+        subagents = folder_of(self.path)
+        runs = background.workflow_folders(subagents)
+        workflows = (str(subagents / "workflows"),) if runs else ()
+        return (*agent_folders(self.path), *workflows, *map(str, runs))
 
     def read_key(self, path: str) -> FileKey | None:
         known = self._cache.get(path)
-        return known[0] if known is not None else None
+        return known.key if known is not None else None
 
     def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
         before = len(transcript.warnings)
-        attach(transcript, self.builder, self._cache)  # type: ignore[arg-type]
+        settled = attach(transcript, self.builder, self._cache)  # type: ignore[arg-type]
         agents, warnings = list(transcript.subagents), transcript.warnings[before:]
 
         def again(later: Transcript) -> None:
             later.subagents.extend(agents)
             later.warnings.extend(warnings)
+            background.apply(later, settled)
 
         return again
 
@@ -382,9 +456,25 @@ def _owner(path: Path) -> str | None:
     return found.group(1).decode("utf-8", "replace") if found else None
 
 
+def _spawned(b: ClaudeCodeBuilder) -> dict[str, tuple[str, str | None]]:
+    """The agents a subagent's calls name (results, progress): its call id, description."""
+    out: dict[str, tuple[str, str | None]] = {}
+    calls = b.calls
+    for at, agent in b.named.update(b).items():
+        args = calls.arguments(at)
+        desc = args.get("description") if isinstance(args, dict) else None
+        out.setdefault(agent, (calls.id_of(at), desc if isinstance(desc, str) else None))
+    return out
+
+
 def read_file(path: str) -> Transcript:
     """A subagent file read by the same builder (without its own subagents);
     ``TranscriptError`` where it holds something else (it read as 0 messages)."""
+    return read_builder(path).transcript(None)
+
+
+def read_builder(path: str) -> ClaudeCodeBuilder:
+    """A subagent file fed whole to its own builder (``read_file``'s)."""
     from .. import detect_format
     from .builder import ClaudeCodeBuilder
 
@@ -395,7 +485,7 @@ def read_file(path: str) -> Transcript:
         raise TranscriptError(f"its file is {what}, not Claude Code's", path=path)
     builder = ClaudeCodeBuilder(path)
     feed_file(builder, path)
-    return builder.transcript(None)
+    return builder
 
 
 def meta_description(path: str) -> str | None:
