@@ -184,3 +184,19 @@ async def test_the_browser_footer_on_screen(tmp_path: Path) -> None:
         await scanned(pilot)
         said = str(browser(app).query_one("#browser-totals").render())
         assert "tokens 3,480" in said and "copied tokens counted once" in said, said
+
+
+def test_an_earlier_sessions_id_is_shown_inert(tmp_path: Path) -> None:
+    """The ids come from the file: an escape sequence or markup in one is shown as text."""
+    hostile = "\x1b[2J[bold red]x"
+    folder = tmp_path / "projects" / "-tmp-y"
+    _old, new = resumed_pair(folder, with_old=False)
+    lines = [json.loads(line) for line in new.read_text().splitlines()]
+    for line in lines[1:5]:
+        line["sessionId"] = hostile
+    _write(new, lines)
+    assert FMT.replay_json(new)["resumed-from"] == [hostile]  # (JSON: as written)
+    row = next(iter(scan_dir(str(tmp_path / "projects"))))
+    shown = detail(row, row.path, 300)
+    assert "\x1b" not in shown.plain and "[bold red]x" in shown.plain
+    assert not any("red" in str(span.style) for span in shown.spans)
