@@ -200,3 +200,28 @@ def test_an_earlier_sessions_id_is_shown_inert(tmp_path: Path) -> None:
     shown = detail(row, row.path, 300)
     assert "\x1b" not in shown.plain and "[bold red]x" in shown.plain
     assert not any("red" in str(span.style) for span in shown.spans)
+
+
+def test_followed_in_small_batches_says_what_open_says(tmp_path: Path) -> None:
+    """Assembled after every batch (the copies still coming, then the new lines): the
+    last snapshot's copied usage is the whole file's open's (the kept one made again
+    while copies came)."""
+    from helpers import follow_into
+
+    from session_core.formats import CLAUDE_CODE, by_name
+
+    _old, new = resumed_pair(tmp_path / "-tmp-y")
+    fmt = by_name(CLAUDE_CODE)
+    live = fmt.live(str(new))
+    seen: list[Any] = []
+
+    def apply(update: Any) -> None:
+        live.apply(update)
+        said = live.transcript(writer_alive=True).resumed
+        seen.append(None if said is None else said.usage.tokens)
+
+    follow_into(apply, new, 512, fmt.parsed_updates)
+    followed = live.transcript(writer_alive=False).to_json()
+    opened = fmt.open(new, writer_alive=False).to_json()
+    assert followed["usage-copied"] == opened["usage-copied"] and followed["resumed-from"] == [OLD]
+    assert seen[-1] == 2320 and 1160 in seen  # (one copied response, then both)

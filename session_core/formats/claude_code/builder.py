@@ -38,6 +38,7 @@ from .threading import ASSISTANT, SYSTEM, USER, Threads
 from .usage import UsageBook
 
 if TYPE_CHECKING:
+    from ...resumed import Resumed
     from .chain import Chain
 
 SIDECHAIN, META = 1, 2  # raw item flags
@@ -129,6 +130,7 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # id (a resumed session's file begins with the earlier session's lines: ``resumed``).
         self.session_now: str | None = None
         self.session_marks: list[tuple[int, str]] = []
+        self.resumed_kept: tuple[tuple[int, int], Resumed] | None = None  # (``resumed``)
 
     # -- feeding ---------------------------------------------------------------------
 

@@ -38,6 +38,12 @@ def resumed(b: ClaudeCodeBuilder) -> Resumed | None:
     own = own_session(b.path, marks)
     if own is None or all(session == own for _at, session in marks):
         return None
+    # (kept while the file's own lines go on: a followed resumed session is assembled
+    # every 2 s, its copies long done; made again while the copies are still coming)
+    key = (len(marks), marks[-1][0])
+    kept = b.resumed_kept
+    if kept is not None and kept[0] == key and marks[-1][1] == own:
+        return kept[1]
     responses, found = b.responses, Resumed(own)
     for index, (start, session) in enumerate(marks):
         if session == own:
@@ -54,6 +60,7 @@ def resumed(b: ClaudeCodeBuilder) -> Resumed | None:
             found.copied[session] = folded
         else:
             usage.add(folded)
+    b.resumed_kept = (key, found)
     return found
 
 
