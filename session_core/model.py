@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from .item_ends import LAST_LOOK, LineEnds, last_stamp
 from .parts import LazyPart, Part, PartRef, PartSource
+from .resumed import Resumed
 from .runs import COPIED_USAGE, Run, RunContext, RunState
 from .text import count
 from .tool_ops import (
@@ -387,6 +388,7 @@ class Transcript:
     # Its lines after the first say no time of their own, the first's (a header's) is
     # when it began (a mid-2025 Codex rollout): its last time is not that one.
     header_timed_alone: bool = False
+    resumed: Resumed | None = None  # a resumed session's file: its copied lines' usage
 
     def last_time(self, look: int = LAST_LOOK) -> str | None:
         """The timestamp (as written) of the file's last line that has one, among the last
@@ -463,6 +465,8 @@ class Transcript:
             partial = not all(s.counted for s in self.subagents)
             parts.append(("usage-with-subagents-partial", partial))
             parts.append(("usage-with-subagents-said", self.with_subagents_text()))
+        if self.resumed is not None:  # (of ``usage``: the copied lines' part of it)
+            parts.extend(self.resumed.json_parts())
         yield from parts
         taken = {key for key, _value in parts}
         for key, value in self.extra.items():

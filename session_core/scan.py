@@ -173,6 +173,11 @@ class FileSummary:
     subagents: tuple[str, ...] = ()  # the linked subagents' own files (absolute paths)
     counted: tuple[str, ...] = ()  # ...those whose usage ``tokens`` and ``cost`` hold
     parent: str | None = None  # the session this file is a subagent of (its own meta says)
+    session: str | None = None  # the file's own session id, where it says one
+    # A resumed session's file: its usage copied from each earlier session (id, tokens,
+    # cost; a total over files counts a copy once: ``browser_cells.totals``), in words
+    copied: tuple[tuple[str, int | None, float | None], ...] = ()
+    resumed: str | None = None
 
     @property
     def counts_known(self) -> bool:

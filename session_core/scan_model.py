@@ -73,6 +73,7 @@ def summarise_model(
     summary.parent = transcript.parent
     # (runs whose loop ended in an error: the Runs tab's *failed*, as ``check`` counts them)
     summary.failed_runs = sum(run.state == "failed" for run in transcript.runs)
+    _resumed(summary, transcript)
     linked = [
         (os.path.abspath(s.path), s.counted)
         for s in transcript.subagents
@@ -102,6 +103,20 @@ def summarise_model(
     summary.running = summary.gone = None
     if found.running and gone is not None:
         summary.running, summary.gone = found, left_open(gone(), head)
+
+
+def _resumed(summary: FileSummary, transcript: Transcript) -> None:
+    """The file's own session id, and a resumed one's copied usage by the session it came
+    from (the footer counts a copy once where that session's file is listed too)."""
+    copies = transcript.resumed
+    if copies is None:
+        # (a subagent's file names its parent's session: not its own)
+        own = transcript.meta.get("session-id") if transcript.parent is None else None
+        summary.session = _text(own)
+        summary.copied, summary.resumed = (), None
+        return
+    summary.session, summary.resumed = copies.own, copies.said()
+    summary.copied = tuple((s, usage.tokens, usage.cost) for s, usage in copies.copied.items())
 
 
 def left_open(transcript: Transcript, head: int = 0) -> LeftOpen:

@@ -16,6 +16,7 @@ from session_core.scan import LIVE_WINDOW, STATUSES, FileSummary, Status
 from session_core.text import cost_text, count, duration_text, name_line, size_text
 from session_core.times import epoch
 
+from .browser_copies import copies_counted
 from .safe import fit_path, inert, one_line
 
 # The agent / model column: 18 cells (at 80 columns, and up to where the session column
@@ -393,6 +394,8 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
         family.append(f"{' and '.join(lower)} at least: not every response counted")
     if summary.parent:
         family.append(f"a subagent of {one_line(summary.parent, 60)}")
+    if summary.resumed:  # (its usage holds the earlier session's copied lines)
+        family.append(f"usage: {one_line(summary.resumed, 120)}")
     if family:
         second.append("".join(f" · {fact}" for fact in family), style="dim")
     second.append("   enter opens it, escape comes back", style="dim")
@@ -437,6 +440,7 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
     the headers' counts are (at 80 columns one line cut the cost, or its unknowns, off)."""
     summaries = list(summaries)
     in_parents = {path for summary in summaries for path in summary.counted}
+    copies = copies_counted(summaries)  # (a resumed session's copied history: once)
     counts = dict.fromkeys(STATUSES, 0)
     failed = 0  # (finished files read *failed*: among the finished, said with them)
     tokens, cost = _Total(0), _Total(0.0)
@@ -448,8 +452,13 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
             continue
         transcripts += 1
         added = summary.path not in in_parents
-        tokens.add(summary.tokens, summary.tokens_alone, summary.tokens_partial, added)
-        cost.add(summary.cost, summary.cost_alone, summary.cost_partial, added)
+        path, said_tokens, said_cost = summary.path, summary.tokens, summary.cost
+        if said_tokens is not None and path in copies.tokens:
+            said_tokens = max(said_tokens - copies.tokens[path], 0)
+        if said_cost is not None and path in copies.cost:
+            said_cost = max(said_cost - copies.cost[path], 0.0)
+        tokens.add(said_tokens, summary.tokens_alone, summary.tokens_partial, added)
+        cost.add(said_cost, summary.cost_alone, summary.cost_partial, added)
     total = sum(counts.values())
     files = Text(f"{total:,} file{'s' if total != 1 else ''}", style="bold", end="")
     if shown != total:
@@ -479,6 +488,7 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
     said = [f"{what} unknown in {n:,}" for what, n in partial]
     parts = (("tokens", tokens.partial), ("cost", cost.partial))
     said += [f"{what} in part in {n:,} (≥)" for what, n in parts if n]
+    said += copies.said()
     for index, words in enumerate(said):
         shut = ")" if index == len(said) - 1 else ","
         facts.append(("  (" if index == 0 else " ", Text(words + shut, style="dim", end="")))

@@ -466,7 +466,10 @@ def check_note(transcript: Transcript) -> str:
                 parts.append(f"{said} {state}")
     parts.extend(runs_said(run.state for run in transcript.runs))
     parts.extend(overlay_counts(transcript.compactions).said())
-    parts.append(usage_said(transcript.usage))
+    usage = usage_said(transcript.usage)
+    if transcript.resumed is not None:  # (its copies are in it: said how much, and whose)
+        usage += f" ({transcript.resumed.said()})"
+    parts.append(usage)
     if transcript.subagents:
         parts.append(subagents_said(transcript))
     return note_of(parts, transcript.warnings)

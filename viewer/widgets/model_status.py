@@ -302,6 +302,8 @@ class ModelStatus(Static):
             usage.extend(Text(part, "bold") for part in total[1:])
             if own.tokens is not None:
                 usage.extend(breakdown_terms(own.breakdown_terms(), "dim", "this file ", ""))
+        if transcript.resumed is not None:  # (its usage holds the copied history)
+            usage.append(Text(one_line(transcript.resumed.said(as_own=True), 200), "dim"))
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
             usage.append(Text(f"limits {rate_limits_text(limits)}", "dim"))

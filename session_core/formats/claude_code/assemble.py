@@ -23,6 +23,7 @@ from .call_ops import ClaudeOps, OpenCalls
 from .chain import nodes_of, recover, span_of
 from .file_links import link_files
 from .responses import ENDED_TURN, GAVE_UP
+from .resumed import resumed
 from .sidechains import link
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
 from .usage import SYNTHETIC
@@ -132,6 +133,9 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     }
     if b.unpaired:
         extra["unpaired-results"] = sorted(b.unpaired)
+    copies = resumed(b)
+    if copies is not None and copies.own != meta.get("session-id"):
+        meta["resumed-as"] = copies.own  # (``session-id`` is its first line's: the old one)
     return Transcript(
         format=NAME,
         path=b.path,
@@ -146,6 +150,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         lines=b.lines,
         extra=extra,
         writer_alive=writer_alive,
+        resumed=copies,
         # a subagent's own file: its lines name their agent and the session it works for
         parent=str_or_none(meta.get("session-id")) if "agent-id" in meta else None,
     )

@@ -38,6 +38,7 @@ from .threading import ASSISTANT, SYSTEM, USER, Threads
 from .usage import UsageBook
 
 if TYPE_CHECKING:
+    from ...resumed import Resumed
     from .chain import Chain
 
 SIDECHAIN, META = 1, 2  # raw item flags
@@ -132,6 +133,11 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         self.home: bool | None = None
         self.off = False  # the line being fed is of the other side
         self.agent_file = os.path.basename(path).startswith("agent-")
+        # Where the lines' ``sessionId`` changes: the raw item it changes at, and the new
+        # id (a resumed session's file begins with the earlier session's lines: ``resumed``).
+        self.session_now: str | None = None
+        self.session_marks: list[tuple[int, str]] = []
+        self.resumed_kept: tuple[tuple[int, int], Resumed] | None = None  # (``resumed``)
 
     # -- feeding ---------------------------------------------------------------------
 
@@ -259,6 +265,10 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         self.version += 1
         if line > self.lines:
             self.lines = line
+        session = facts.sessionId
+        if session is not None and session != self.session_now:  # (a compare per line)
+            self.session_now = session
+            self.session_marks.append((len(self.raw), session))
         kind = facts.type or "?"
         self.type_counts[kind] += 1
         if self._meta_missing and self._records <= META_LINES:

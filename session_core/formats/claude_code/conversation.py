@@ -109,7 +109,7 @@ def assistant(
             # a server tool's result (web search), in the response that called it
             at = b.calls.find(part.call_id)
             if at >= 0 and b.calls.result[at] < 0:
-                _answer(b, at, item, part, index, _span(b), (False, None))
+                _answer(b, at, item, part, index, _span(b), NOTHING_SAID)
 
 
 def _finish(b: ClaudeCodeBuilder, item: int, stop: str, synthetic: bool) -> None:

@@ -1,0 +1,64 @@
+"""A resumed session's file: the history it begins with, copied from the session(s) it
+continues.
+
+Claude Code's ``--resume`` / ``--continue`` writes a new file that starts with the
+earlier session's lines (same uuids, same responses, their own old ``sessionId``), then
+the new lines with the new id. The file's usage holds the copies (they are its lines);
+``Resumed`` says how much of it they are, and whose, so that a total over several files
+(the browser's footer) counts a copied response once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .text import count
+from .usage_totals import Usage
+
+
+@dataclass(slots=True)
+class Resumed:
+    """``own``: the file's own session id; ``copied``: each earlier session's id, in the
+    order its lines come, and the usage of this file's responses copied from it."""
+
+    own: str
+    copied: dict[str, Usage] = field(default_factory=dict)
+
+    @property
+    def sources(self) -> list[str]:
+        return list(self.copied)
+
+    @property
+    def usage(self) -> Usage:
+        """The copied lines' usage, every source's together."""
+        return Usage.total(self.copied.values())
+
+    def json_parts(self) -> list[tuple[str, Any]]:
+        """The replay JSON's keys: ``resumed-from`` (ids), ``usage-copied`` (``usage``'s shape)."""
+        return [("resumed-from", self.sources), ("usage-copied", self.usage.to_json())]
+
+    def said(self, as_own: bool = False) -> str:
+        """``2,320 tok of it, 2 responses, copied from session 44444444…: resumed``
+        (copied responses whose usage is unknown said so, never as 0); ``as_own``: and
+        the file's own id (``resumed as 55555555…``)."""
+        usage = self.usage
+        ids = ", ".join(short_id(s) for s in self.copied)
+        source = f"session{'s' if len(self.copied) > 1 else ''} {ids}: resumed"
+        if as_own:
+            source += f" as {short_id(self.own)}"
+        if not usage.responses:
+            return f"its first lines copied from {source}, no response among them"
+        many = count(usage.responses, "response")
+        if usage.tokens is None:
+            return f"{many} of it, their usage unknown, copied from {source}"
+        return f"{usage.tokens:,} tok of it, {many}, copied from {source}"
+
+
+def short_id(session: str) -> str:
+    """A session id's first block (``44444444…``): enough to tell sessions apart."""
+    head = session.split("-", 1)[0]
+    return head + "…" if len(head) < len(session) else session
+
+
+__all__ = ["Resumed", "short_id"]

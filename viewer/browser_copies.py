@@ -1,0 +1,64 @@
+"""The browser footer's count of resumed sessions' copied history: each copy once.
+
+A resumed Claude Code session's file begins with a copy of the earlier session's lines
+(``session_core.resumed``); its row's usage holds them, as ``check`` and ``replay`` say.
+Over a listing, a copied response is counted once: not in the resumed file where the
+file it came from is listed too (counted there), and where it is not, in one resumed
+file alone (the one that copied the most of it: another resumed from the same session
+holds the same lines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from session_core.scan import FileSummary
+from session_core.text import count
+
+
+@dataclass(slots=True)
+class CopiesCounted:
+    """What the footer leaves out of each listed file's usage (by path), and why."""
+
+    tokens: dict[str, int] = field(default_factory=dict)
+    cost: dict[str, float] = field(default_factory=dict)
+    left_out: int = 0  # copied tokens left out (counted in another file listed)
+    unlisted: int = 0  # earlier sessions not listed whose copy is counted (once)
+
+    def said(self) -> list[str]:
+        """The footer's words for it (none where no listed file is resumed)."""
+        words = []
+        if self.left_out:
+            words.append(f"resumed: {self.left_out:,} copied tokens counted once")
+        if self.unlisted:
+            words.append(f"copies of {count(self.unlisted, 'unlisted session')} counted once")
+        return words
+
+
+def copies_counted(summaries: Sequence[FileSummary]) -> CopiesCounted:
+    """Each listed file's copied usage the footer's totals leave out (``CopiesCounted``)."""
+    out = CopiesCounted()
+    known = [s for s in summaries if s.counts_known]
+    if not any(s.copied for s in known):
+        return out
+    listed = {s.session for s in known if s.session}
+    keeper: dict[str, tuple[int, str]] = {}  # an unlisted session -> the copy counted
+    for summary in known:
+        for source, tokens, _cost in summary.copied:
+            kept = keeper.get(source)
+            if source not in listed and (kept is None or (tokens or 0) > kept[0]):
+                keeper[source] = (tokens or 0, summary.path)
+    for summary in known:
+        for source, tokens, cost in summary.copied:
+            if source in keeper and keeper[source][1] == summary.path:
+                continue  # (counted nowhere else: counted here)
+            path = summary.path
+            out.tokens[path] = out.tokens.get(path, 0) + (tokens or 0)
+            out.cost[path] = out.cost.get(path, 0.0) + (cost or 0.0)
+            out.left_out += tokens or 0
+    out.unlisted = len(keeper)
+    return out
+
+
+__all__ = ["CopiesCounted", "copies_counted"]
