@@ -150,6 +150,17 @@ def _deep_in_every_line(
     return lines, altered
 
 
+def _beside_its_companions(sample: Path, folder: Path) -> Path:
+    """Where a copy of ``sample`` reads as the sample does: its own name, in ``folder``,
+    beside its companion folder (a Claude Code session's ``<id>/subagents``), so that
+    what ``check`` says of its subagents is alike."""
+    folder.mkdir()
+    companion = sample.parent / sample.name.split(".")[0]
+    if companion.is_dir():
+        (folder / companion.name).symlink_to(companion, target_is_directory=True)
+    return folder / sample.name
+
+
 @pytest.mark.parametrize(
     ("depth", "inner"),
     [
@@ -171,7 +182,7 @@ def test_a_value_nested_deeper_than_orjson_reads_is_read_alike_by_every_path(
     from session_core.export import export
 
     _lines, altered = _deep_in_every_line(sample, depth, inner)
-    path = tmp_path / f"deep{sample.suffix}"
+    path = _beside_its_companions(sample, tmp_path / "deep")
     path.write_bytes(b"\n".join(altered))
     os.utime(path, ns=(sample.stat().st_atime_ns, sample.stat().st_mtime_ns))  # (idle alike)
     plain, read = open_transcript(sample), open_transcript(path)
