@@ -98,6 +98,9 @@ class MessageItem:
     content_at: int = 0  # how many of the blocks come before the content (in its order)
     calls: list[CallItem] = field(default_factory=list)
     usage: str | None = None
+    # Calls its blocks show whole, in their place rather than as calls (a server tool's:
+    # called and answered within the response, ``other`` parts with the operation's id).
+    held: list[CallKey] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -243,11 +246,13 @@ class PrintedOnce:
 
 
 def noting_calls(items: Iterable[Any], shown: set[CallKey]) -> Iterator[Any]:
-    """``items`` as they are, each message's calls (``CallItem.key``) put in ``shown`` as
-    it goes by (the conversation is written before the operations, which read ``shown``)."""
+    """``items`` as they are, each message's calls (``CallItem.key``, and those its blocks
+    hold, ``held``) put in ``shown`` as it goes by (the conversation is written before the
+    operations, which read ``shown``)."""
     for item in items:
         if isinstance(item, MessageItem):
             shown.update(call.key for call in item.calls)
+            shown.update(item.held)
         yield item
 
 

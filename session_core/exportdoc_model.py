@@ -257,7 +257,14 @@ def _message(
                 ("reasoning", part.text) if part.text else ("reasoning (no text)", "")
             )
         elif part.kind == "other":
-            out.blocks.append((part.name or "record", part.text))
+            text = part.text
+            key = (item.id, part.call_id or "")
+            if part.call_id and key in calls.by_call:  # (a block the item's operation is of)
+                if key not in out.held:  # (its call's block and its result's)
+                    out.held.append(key)
+                if part.data is not None:  # (its call: every argument, as a call's)
+                    text = _arguments(part.data)
+            out.blocks.append((part.name or "record", text))
         elif part.kind == "tool-result" and part.is_error:
             out.flags.append("ERROR")
         elif part.kind == "tool-call":

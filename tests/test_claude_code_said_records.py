@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+import orjson
 from claude_code_helpers import both
 from claude_code_writer import CCWriter, text, usage
 from helpers import run_cli
@@ -147,3 +148,64 @@ def test_a_file_of_other_sessions_summaries_alone_is_untitled_in_the_browser(
     row.rel = "a.jsonl"
     assert row.title is None
     assert session_cell(row, 60).plain == "summaries of other sessions · a.jsonl"
+
+
+def _searched_split(tmp_path: Path) -> Path:
+    """A response that says something, searches and answers, a line per block (lines
+    2-5: the call on line 3, its result on line 4, a second later)."""
+    w = CCWriter(version="2.0.50")
+    w.user("what is new in python?")
+    spent = {**usage(10, 30), "server_tool_use": {"web_search_requests": 1}}
+    blocks = [text("Let me search."), SEARCH, FOUND, text("Python 3.13 is out.")]
+    w.assistant("m1", blocks, usage=spent, stop="end_turn")
+    return w.write(tmp_path / "s.jsonl")
+
+
+def test_a_split_web_search_is_timed_from_its_call_line_to_its_result_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The result was said to be on the response's first line (before its call's), its
+    end that line's time, no duration: it is on its own block's line, timed from the
+    call's line to it; replay says the same."""
+    path = _searched_split(tmp_path)
+    (op,) = both(path, monkeypatch).tool_operations
+    assert (op.line, op.result_line) == (3, 4)
+    assert (op.ended, op.duration) == ("2026-03-01T10:00:04.000Z", 1.0)
+    replayed = orjson.loads(run_cli(capsys, "replay", str(path))[1])
+    (said,) = replayed["tool-operations"]
+    assert (said["line"], said["result-line"], said["duration"]) == (3, 4, 1.0)
+
+
+def test_a_web_search_on_one_line_has_no_duration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A response written on one line, call and result in it: both on that line, and
+    no time between them is known (said 0s would be a figure the file does not give)."""
+    w = CCWriter(version="2.0.50")
+    w.user("what is new in python?")
+    message = {
+        "model": "claude-sonnet-4-5-20250929",
+        "id": "m1",
+        "type": "message",
+        "role": "assistant",
+        "content": [SEARCH, FOUND, text("Python 3.13 is out.")],
+        "stop_reason": "end_turn",
+        "usage": usage(10, 30),
+    }
+    w.env("assistant", message=message)
+    (op,) = both(w.write(tmp_path / "s.jsonl"), monkeypatch).tool_operations
+    assert (op.line, op.result_line, op.state, op.duration) == (2, 2, "completed", None)
+
+
+def test_an_export_counts_a_web_search_shown_in_its_place(tmp_path: Path) -> None:
+    """The search, shown in the conversation as its blocks (the call's arguments whole,
+    its results), was given again whole under the calls the conversation does not hold
+    (only tool_use calls were counted shown), in Markdown and HTML; its table row says
+    its line and duration."""
+    path = _searched_split(tmp_path)
+    md = export(path, "md")
+    assert "does not hold" not in md
+    assert "python 3.13 \\u001b[31mred" in md.split("## Tool operations")[0]
+    assert "| completed | web\\_search | srvtoolu\\_01 | line 3 | 1.0s |" in md
+    html = export(path, "html")
+    assert "does not hold" not in html and "srvtoolu_01" in html

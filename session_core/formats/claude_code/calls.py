@@ -75,6 +75,7 @@ class CallColumn:
         "raw",
         "response",
         "result",
+        "result_at",
         "result_part",
         "result_span",
         "run",
@@ -107,6 +108,10 @@ class CallColumn:
         self.result_part = array("i")
         self.own: dict[int, Part] = {}
         self.own_result: dict[int, Part] = {}
+        # A result's own line and time where its raw item's are not its: a server tool's
+        # (web search), a block of the response that made the call, whose item is the
+        # response's first line (few: a dict).
+        self.result_at: dict[int, tuple[int, str | None]] = {}
         self.agent: dict[int, str] = {}  # the agent its result names (``name_agent``)
         self.agents_named = 0  # how many times one was: its last ones are the newest
         self.sidechain: dict[int, InFile] = {}  # its subagent's lines in this file (1.0.x)
@@ -218,6 +223,10 @@ class CallColumn:
             self.cut.append(at)
         del self.open[call_id]
 
+    def answered_on(self, at: int, line: int, ts: str | None) -> None:
+        """Call ``at``'s result is on ``line``, written at ``ts`` (not its item's)."""
+        self.result_at[at] = (line, ts)
+
     def find(self, call_id: str, stop: int = -1) -> int:
         """The latest call of ``call_id`` (-1: none), of the first ``stop`` calls (-1:
         of all)."""
@@ -286,7 +295,10 @@ class CallColumn:
         result = -1 if unanswered else self.result[at]
         answered = result >= 0
         started = self.started(at)
-        ended = raw.ts_of(result) if answered else None
+        result_line, ended = self.answered_where(at, result)
+        took = None  # (a call and its result on one line: no time between them is known)
+        if result_line is not None and result_line != self.line[at]:
+            took = self.took_of(at, started, ended)
         op = LazyToolOp.of(
             self.ids[at],
             self.tools[at],
@@ -294,7 +306,7 @@ class CallColumn:
             self.call_part(at),
             self.result_of(at) if answered else None,
             self.line[at],
-            raw.line[result] if answered else None,
+            result_line,
             run_id,
             raw.id_of(self.response[at]),
             progress,
@@ -302,12 +314,19 @@ class CallColumn:
             bool(self.flags[at] & SIDE),
             started,
             ended,
-            self.took_of(at, started, ended) if answered else None,
+            took,
         )
         side = (self.sidechain if sidechain is None else sidechain).get(at)
         if side is not None:
             op.subagent_line, op.subagent_item = side.line, side.ident
         return op
+
+    def answered_where(self, at: int, result: int) -> tuple[int | None, str | None]:
+        """The line and time of call ``at``'s result, the raw item ``result`` (-1: none)."""
+        if result < 0:
+            return None, None
+        own = self.result_at.get(at)
+        return own if own is not None else (self.raw.line[result], self.raw.ts_of(result))
 
     def json_of(
         self, at: int, state: OpState, run_id: str | None, subagent: str | None
@@ -321,7 +340,7 @@ class CallColumn:
         source, result, span, result_span = raw.source, self.result[at], self.span[at], 0
         if result >= 0:
             result_span = self.result_span[at]
-        if source is None or not span or not result_span:
+        if source is None or not span or not result_span or at in self.result_at:
             return None
         call = _block_of(source, span, self.part[at], "tool_use")
         answer = _block_of(source, result_span, self.result_part[at], "tool_result")

@@ -106,10 +106,12 @@ def assistant(
             if call_id and not _written_again(b, call_id, item, copied):
                 _call(b, part, index, line, response, item, side, ts)
         elif server is False and part.call_id:
-            # a server tool's result (web search), in the response that called it
+            # a server tool's result (web search), in the response that called it: its
+            # item is the response's, its line and time this line's
             at = b.calls.find(part.call_id)
             if at >= 0 and b.calls.result[at] < 0:
                 _answer(b, at, item, part, index, _span(b), NOTHING_SAID)
+                b.calls.answered_on(at, line, ts)
 
 
 def _finish(b: ClaudeCodeBuilder, item: int, stop: str, synthetic: bool) -> None:
