@@ -80,7 +80,7 @@ class BrowserScreen(DirectoryWatch):
             "status('finished')",
             "Finished",
             show=False,
-            tooltip="Only the finished files (those whose run failed too: they read failed)",
+            tooltip="Only the finished files (failed runs too)",
         ),
         Binding(
             "n",
