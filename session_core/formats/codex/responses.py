@@ -16,7 +16,6 @@ from . import lines
 from .calls import CodexCalls
 from .items import (
     CALL_TYPES,
-    NOT_SENT,
     OUTPUT_TYPES,
     STICKY_ROLES,
     call_id_from,
@@ -29,6 +28,7 @@ from .items import (
     reasoning_parts_of,
     response_item,
     result_part,
+    sent,
 )
 from .lines import block_texts, text_blocks
 from .state import _PACKED, RESPONSE
@@ -96,7 +96,7 @@ class CodexResponses(CodexCalls):
             self._output(call_id, outcome, index, line, ts, part)
             return
         item = response_item(payload, item_id, line, ts)
-        if kind in NOT_SENT:
+        if not sent(kind):
             if self.best != RESPONSE:
                 self._settle_source(RESPONSE)
             self._add(item.parts, line, item.role, "record", ts)
