@@ -55,8 +55,10 @@ class CodexCalls(CodexTurns):
         else:
             self.pending[at] = None
             column.waiting[call_id] = at
-            if status is None and kind in SETTLED_BY_STATUS and open_run >= 0:
-                self.unstated[at] = None
+            if status is None and kind in SETTLED_BY_STATUS:
+                self.unstated[at] = False
+                if open_run < 0:
+                    self.runless_waiting.append(at)
 
     def _output(
         self,

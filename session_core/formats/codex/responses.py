@@ -225,6 +225,8 @@ class CodexResponses(CodexCalls):
             self.tally.spoke = True  # (a model output: its report is no repeat)
             if self.open_run >= 0:  # (``_spoken``'s, inline: for every item)
                 self.runs[self.open_run].answered = True
+            else:
+                self._runless_spoken()
             early = self.early_usage
             if early is None:
                 self.last_response = index
