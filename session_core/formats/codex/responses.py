@@ -89,11 +89,12 @@ class CodexResponses(CodexCalls):
         item_id = f"L{line}"
         if kind in OUTPUT_TYPES:
             outcome = decode_output(output_of(payload))
-            call_id = str_or_none(payload.get("call_id"))
+            written = payload.get("call_id")
+            call_id = str_or_none(written)
             key = call_key(kind, call_id, str_or_none(payload.get("id")))
             part = result_part(outcome, call_id)
             index = self._sent(kind, [part], "tool", "message", False, key, line, ts)
-            self._output(call_id, outcome, index, line, ts, part)
+            self._output(call_id, outcome, index, line, ts, part, written=written)
             return
         item = response_item(payload, item_id, line, ts)
         if not sent(kind):
