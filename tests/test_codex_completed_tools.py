@@ -231,3 +231,69 @@ def test_a_turnless_web_search_without_status_in_an_answered_turn(tmp_path: Path
     t = opened(tmp_path / "r.jsonl", alive=False)
     assert [r.state for r in t.runs] == ["finished", "finished"]
     assert [op.state for op in t.tool_operations] == ["completed", "completed"]
+
+
+def test_the_app_servers_string_command_and_list_of_changes_read_as_the_others(
+    tmp_path: Path,
+) -> None:
+    """(review 1, finding 7) The app server's item shapes: a ``CommandExecution`` whose
+    ``command`` is the argv shell-joined, a ``FileChange`` whose ``changes`` are a list
+    of ``{path, kind, diff}`` (a move's diff followed by ``Moved to:``), read as the
+    argv and the ``{path: change}`` forms are (they read as the string and as JSON)."""
+    argv, listed = RolloutWriter(tmp_path / "argv.jsonl"), RolloutWriter(tmp_path / "list.jsonl")
+    moved = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    shapes = [
+        (
+            argv,
+            ["/bin/bash", "-lc", "make 'a b'"],
+            {
+                "/p/Makefile": {"type": "add", "content": "all:\n"},
+                "/p/old.txt": {"type": "delete", "content": "x\n"},
+                "/p/a.py": {"type": "update", "unified_diff": moved, "move_path": "/p/b.py"},
+            },
+        ),
+        (
+            listed,
+            "/bin/bash -lc 'make '\"'\"'a b'\"'\"''",
+            [
+                {"path": "/p/Makefile", "kind": {"type": "add"}, "diff": "all:\n"},
+                {"path": "/p/old.txt", "kind": {"type": "delete"}, "diff": "x\n"},
+                {
+                    "path": "/p/a.py",
+                    "kind": {"type": "update", "move_path": "/p/b.py"},
+                    "diff": moved + "\n\nMoved to: /p/b.py",
+                },
+            ],
+        ),
+    ]
+    for w, command, changes in shapes:
+        w.session_meta(cli_version="0.150.0")
+        w.task_started(TURN)
+        w.item_completed(
+            {
+                "type": "CommandExecution",
+                "id": "c1",
+                "command": command,
+                "cwd": "/p",
+                "status": "completed",
+                "aggregatedOutput": "ok",
+                "exitCode": 0,
+            },
+            TURN,
+        )
+        w.item_completed(
+            {"type": "FileChange", "id": "f1", "changes": changes, "status": "completed"}, TURN
+        )
+        w.task_complete(TURN)
+    read = [
+        [
+            (op.tool, op_arguments(op.arguments), op.arguments)
+            for op in opened(Path(w.path), alive=False).tool_operations
+        ]
+        for w, _, _ in shapes
+    ]
+    assert read[1] == read[0], read
+    assert [said for _tool, said, _ in read[0]] == [
+        'make \'a b\'  {"cwd":"/p"}',
+        "/p/Makefile, /p/old.txt, /p/a.py (+1 more)",
+    ]

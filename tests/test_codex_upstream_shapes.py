@@ -100,6 +100,31 @@ def test_an_output_of_no_call_is_warned_of_with_its_line_and_call_id(tmp_path: P
         assert said == [f"line {orphan}: {ORPHAN} (shown unpaired)"], t.warnings
 
 
+def test_an_output_naming_no_call_id_or_a_number_is_warned_of_too(tmp_path: Path) -> None:
+    """(review 1, finding 5) An output whose ``call_id`` is a number, or that has none,
+    answers no call either: warned of as the others (its id shown as its repr, inert;
+    none: "no call id"), where both were shown unpaired without a word."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "go")
+    output = {"type": "function_call_output", "output": "x"}
+    number = w.write("response_item", {**output, "call_id": 5})
+    marked = w.write("response_item", {**output, "call_id": {"a": "[red]\x1b[2J"}})
+    missing = w.write("response_item", output)
+    w.task_complete("t1")
+    for t in _both_ways(Path(w.path)):
+        said = [warning for warning in t.warnings if "answers" in warning]
+        assert said == [
+            f"line {number}: answers 5, which is not an operation this transcript "
+            "dispatched (shown unpaired)",
+            f"line {marked}: answers {{'a': '[red]\\x1b[2J'}}, which is not an operation "
+            "this transcript dispatched (shown unpaired)",
+            f"line {missing}: an output with no call id answers no operation (shown unpaired)",
+        ], t.warnings
+        assert not any("\x1b" in warning for warning in t.warnings)
+
+
 # -- why a turn was aborted -----------------------------------------------------------
 
 

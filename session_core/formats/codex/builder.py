@@ -529,7 +529,7 @@ class CodexBuilder(CodexRewrites):
             states: dict[int, OpState] = {}  # the pending ones' at this snapshot
             for index in self.pending:
                 run_index = self.op_run[index]
-                if index in self.unstated and runs[run_index].state == "finished":
+                if self._unstated_done(index, runs):
                     states[index] = "completed"  # (``_settle_unstated``, at this snapshot)
                     continue
                 cut = run_index >= 0 and self.runs[run_index].state != "running"

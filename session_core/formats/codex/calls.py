@@ -4,6 +4,7 @@ call ended."""
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 from ...parts import Part
@@ -55,8 +56,10 @@ class CodexCalls(CodexTurns):
         else:
             self.pending[at] = None
             column.waiting[call_id] = at
-            if status is None and kind in SETTLED_BY_STATUS and open_run >= 0:
-                self.unstated[at] = None
+            if status is None and kind in SETTLED_BY_STATUS:
+                self.unstated[at] = False
+                if open_run < 0:
+                    self.runless_waiting.append(at)
 
     def _output(
         self,
@@ -67,13 +70,15 @@ class CodexCalls(CodexTurns):
         ts: str | None,
         part: Part | None,
         verbatim: bool = False,
+        written: object = None,
     ) -> None:
         """An output answers its call; ``verbatim``: its text is the line's ``output``
-        string as it is (then the replay JSON copies that string from the line)."""
+        string as it is (then the replay JSON copies that string from the line);
+        ``written``: its ``call_id`` as written where that is no string (None: none)."""
         at = self.op_items.answer(call_id) if call_id is not None else None
         if at is None:  # an answer to a call this file does not have (kept as its item)
-            if call_id is not None and call_id not in self.compacted_calls:
-                self.warnings.append(orphan_output(line, call_id))
+            if call_id is None or call_id not in self.compacted_calls:
+                self.warnings.append(orphan_output(line, written if call_id is None else call_id))
             return
         column = self.op_items
         duration = outcome.duration
@@ -155,11 +160,15 @@ def _mcp_failed(result: Any) -> bool:
     return "Err" in result or (isinstance(ok, dict) and marked_error(ok))
 
 
-def orphan_output(line: int, call_id: str) -> str:
+def orphan_output(line: int, call_id: object) -> str:
     """The warning for an output whose call id no call of the file has (in v1's words for
-    a settle of no dispatch): it is shown unpaired, as written."""
+    a settle of no dispatch), or that names none (None) or names one by no string (shown
+    as its Python repr, cut short: inert): it is shown unpaired, as written."""
+    if call_id is None:
+        return f"line {line}: an output with no call id answers no operation (shown unpaired)"
+    named = repr(call_id) if isinstance(call_id, str) else reprlib.repr(call_id)
     return (
-        f"line {line}: answers {call_id!r}, which is not an operation this transcript "
+        f"line {line}: answers {named}, which is not an operation this transcript "
         "dispatched (shown unpaired)"
     )
 

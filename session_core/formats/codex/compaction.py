@@ -15,10 +15,13 @@ from typing import Any
 
 from ...indexing import loads_payload
 from ...model import Item
-from ...parts import Part, PartSource
+from ...parts import CHANGED, Part, PartSource
 from ...view_ids import ViewIds
-from .items import fingerprint, message_key, response_item
+from .items import fingerprint, message_key, response_item, sent
 from .user_turns import Shape, first_turn, kept_user_messages
+
+# A ``compacted`` line's source, span and time, and the ids and roles of what it made.
+_Reread = tuple[PartSource, int, str | None, tuple[tuple[str, str], ...]]
 
 
 class MadeItems:
@@ -31,26 +34,34 @@ class MadeItems:
     __slots__ = ("_last", "_made")
 
     def __init__(self) -> None:
-        self._made: dict[int, tuple[PartSource, int, str | None] | dict[str, Item]] = {}
+        self._made: dict[int, _Reread | dict[str, Item]] = {}
         self._last: tuple[int, dict[str, Item]] = (0, {})
 
     def add(self, line: int, made: list[Item], reread: tuple[PartSource, int] | None) -> None:
         """The items the ``compacted`` line ``line`` made, and where that line is read
         again (``reread``: its source and span; None: it is not, they are kept)."""
         if reread is not None:
-            self._made[line] = (*reread, made[0].ts if made else None)
+            # (their ids and roles too: one that cannot be read again is said changed)
+            roles = tuple((item.id, item.role) for item in made)
+            self._made[line] = (*reread, made[0].ts if made else None, roles)
         elif made:
             self._made[line] = {item.id: item for item in made}
 
     def item(self, line: int, ident: str) -> Item | None:
-        """The item of id ``ident`` that line ``line`` made (None: not known, or its line
-        could not be read again)."""
+        """The item of id ``ident`` that line ``line`` made (None: not known); where its
+        line changed on disk, its role and that it changed (as a raw item's row says)."""
         found = self._made.get(line)
         if isinstance(found, dict) or found is None:
             return None if found is None else found.get(ident)
         if self._last[0] != line:
-            self._last = (line, _history_items(line, *found))
-        return self._last[1].get(ident)
+            self._last = (line, _history_items(line, *found[:3]))
+        item = self._last[1].get(ident)
+        if item is None:
+            role = dict(found[3]).get(ident)
+            if role is not None:
+                parts = [Part("other", CHANGED)]
+                return Item(ident, role, parts, line, ts=found[2], marks=["folded"])
+        return item
 
 
 def _history_items(line: int, source: PartSource, span: int, ts: str | None) -> dict[str, Item]:
@@ -178,8 +189,10 @@ def replay(
     new_keys: list[int] = []
     kept: list[int | Item] = []  # (their entries: ``EntryIds`` names them)
     if isinstance(history, list):
-        entries = [entry for _k, entry in _entries(history)]
-        wanted = [fingerprint(entry) for entry in entries]
+        # (an undo snapshot it carries is not sent: in no view, as at the top level; the
+        # others keep their numbers)
+        entries = [(k, e) for k, e in _entries(history) if sent(e.get("type"))]
+        wanted = [fingerprint(entry) for _k, entry in entries]
         # Where the earlier items of each of those keys are (only those: a long view has
         # many), each matched once, first to last.
         named = set(wanted)
@@ -187,7 +200,7 @@ def replay(
         for position, key in enumerate(keys):
             if key in named:
                 where.setdefault(key, []).append(position)
-        for k, (entry, key) in enumerate(zip(entries, wanted, strict=True)):
+        for (k, entry), key in zip(entries, wanted, strict=True):
             positions = where.get(key)
             item: int | Item
             if positions:

@@ -11,6 +11,7 @@ as their text (``decode_output``), a web search with no result (as its
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from ...model import Item
@@ -38,9 +39,12 @@ def _duration(item: dict[str, Any]) -> float | None:
 
 
 def changes_patch(changes: Any) -> str | None:
-    """A FileChange's ``changes`` (``{path: {type: add|delete|update, ...}}``) as the
-    patch that makes them, in ``apply_patch``'s envelope; None where a change is of no
-    kind Codex writes (its JSON is then shown)."""
+    """A FileChange's ``changes`` (``{path: {type: add|delete|update, ...}}``, or the
+    app server's list of ``{path, kind, diff}``) as the patch that makes them, in
+    ``apply_patch``'s envelope; None where a change is of no kind Codex writes (its JSON
+    is then shown)."""
+    if isinstance(changes, list):
+        changes = _by_path(changes)
     if not isinstance(changes, dict) or not changes:
         return None
     lines = [BEGIN]
@@ -65,6 +69,39 @@ def changes_patch(changes: Any) -> str | None:
     return "\n".join(lines)
 
 
+def _by_path(changes: list[Any]) -> dict[str, Any] | None:
+    """The app server's changes (``[{path, kind: {type, move_path}, diff}]``: ``diff`` an
+    added or deleted file's content, an update's unified diff, a move's followed by
+    ``Moved to: <path>``) as the ``{path: change}`` the rollout's events write (None:
+    one is not of that shape, or names a path twice)."""
+    out: dict[str, Any] = {}
+    for entry in changes:
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            return None
+        kind, fields = file_change(entry.get("kind"))
+        diff = entry.get("diff")
+        if kind is None or entry["path"] in out or not isinstance(diff, str):
+            return None
+        moved = str_or_none(field(fields, "move_path"))
+        if moved:
+            diff = diff.removesuffix(f"\n\nMoved to: {moved}")
+        text = "unified_diff" if kind == "update" else "content"
+        out[entry["path"]] = {"type": kind, text: diff, "move_path": moved}
+    return out
+
+
+def _argv(command: Any) -> Any:
+    """A command the app server wrote as one shell-joined string, as the argv it joined
+    (as a rollout's list reads); as written where it does not split."""
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return command
+        return argv or command
+    return command
+
+
 def completed_tool(
     item: dict[str, Any], item_id: str, line: int, ts: str | None, run_id: str | None
 ) -> tuple[Item, ToolOp] | None:
@@ -79,7 +116,7 @@ def completed_tool(
     answered = True  # (a web search has no result: it ended with its call)
     if kind == "CommandExecution":
         tool = "command_execution"
-        arguments: Any = {"command": item.get("command")}  # (a shell call's arguments)
+        arguments: Any = {"command": _argv(item.get("command"))}  # (a shell call's arguments)
         if isinstance(item.get("cwd"), str):
             arguments["cwd"] = item["cwd"]
         output = field(item, "aggregated_output")

@@ -40,6 +40,16 @@ OUTPUT_TYPES = (
 SETTLED_BY_STATUS = ("web_search_call", "image_generation_call")
 # Response items Codex never sends to the model (kept in the raw view only).
 NOT_SENT = ("ghost_snapshot",)
+
+
+def sent(item_type: object) -> bool:
+    """Whether Codex sends a response item of ``item_type`` to the model: not an undo
+    snapshot (``NOT_SENT``), at the top level or copied into a compaction's history
+    (upstream keeps it there so that ``/undo`` still works, and leaves it out of each
+    request)."""
+    return item_type not in NOT_SENT
+
+
 # The encrypted compaction item (``compaction_summary``: its older name, which upstream
 # still reads as it, ``#[serde(alias)]``).
 COMPACTION_TYPES = ("compaction", "compaction_summary")
@@ -353,4 +363,5 @@ __all__ = [
     "response_item",
     "result_part",
     "searched",
+    "sent",
 ]

@@ -16,7 +16,6 @@ from . import lines
 from .calls import CodexCalls
 from .items import (
     CALL_TYPES,
-    NOT_SENT,
     OUTPUT_TYPES,
     STICKY_ROLES,
     call_id_from,
@@ -29,6 +28,7 @@ from .items import (
     reasoning_parts_of,
     response_item,
     result_part,
+    sent,
 )
 from .lines import block_texts, text_blocks
 from .state import _PACKED, RESPONSE
@@ -89,14 +89,15 @@ class CodexResponses(CodexCalls):
         item_id = f"L{line}"
         if kind in OUTPUT_TYPES:
             outcome = decode_output(output_of(payload))
-            call_id = str_or_none(payload.get("call_id"))
+            written = payload.get("call_id")
+            call_id = str_or_none(written)
             key = call_key(kind, call_id, str_or_none(payload.get("id")))
             part = result_part(outcome, call_id)
             index = self._sent(kind, [part], "tool", "message", False, key, line, ts)
-            self._output(call_id, outcome, index, line, ts, part)
+            self._output(call_id, outcome, index, line, ts, part, written=written)
             return
         item = response_item(payload, item_id, line, ts)
-        if kind in NOT_SENT:
+        if not sent(kind):
             if self.best != RESPONSE:
                 self._settle_source(RESPONSE)
             self._add(item.parts, line, item.role, "record", ts)
@@ -225,6 +226,8 @@ class CodexResponses(CodexCalls):
             self.tally.spoke = True  # (a model output: its report is no repeat)
             if self.open_run >= 0:  # (``_spoken``'s, inline: for every item)
                 self.runs[self.open_run].answered = True
+            else:
+                self._runless_spoken()
             early = self.early_usage
             if early is None:
                 self.last_response = index

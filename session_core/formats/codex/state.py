@@ -55,8 +55,9 @@ class CodexState(RawColumnBuilder):
         self.op_items = OpColumn(self.raw)  # every operation, packed (found by call id)
         self.pending: dict[int, None] = {}  # ops with no result yet (ordered set)
         # Pending calls settled by their status that wrote none (a ``web_search_call``'s
-        # is optional; upstream writes it once done): completed when their turn finishes.
-        self.unstated: dict[int, None] = {}
+        # is optional; upstream writes it once done): completed when their turn finishes;
+        # one in no turn, once the model spoke after it (True), as an output answers a call.
+        self.unstated: dict[int, bool] = {}
         self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id
         self.late_duration: dict[str, float] = {}  # an MCP end event's, by call id
         self.thread_name: str | None = None  # the latest ``thread_name_updated``'s: the title
@@ -68,6 +69,12 @@ class CodexState(RawColumnBuilder):
         self.runs: list[Run] = []
         self.run_contexts: list[dict[str, Any]] = []  # each run's context, what changed
         self.open_run = -1
+        # Lines outside any run (the file starts inside a turn, a resumed one): where
+        # their ops begin, whether the model spoke there, their status-less calls it has
+        # not spoken after. A run its end event makes (``_end_run``) takes them.
+        self.runless_from = 0
+        self.runless_answered = False
+        self.runless_waiting: list[int] = []
         # The open run was started by a prompt, not a task_started (older writers wrote
         # none): whether its last response item is an assistant's message, and where.
         self.implicit = False
@@ -176,6 +183,23 @@ class CodexState(RawColumnBuilder):
         self.tally.spoke = True
         if self.open_run >= 0:
             self.runs[self.open_run].answered = True
+        else:
+            self._runless_spoken()
+
+    def _runless_spoken(self) -> None:
+        """A model output outside any run: the run its end makes was answered, and the
+        status-less calls before it are done."""
+        self.runless_answered = True
+        for at in self.runless_waiting:
+            if at in self.unstated:
+                self.unstated[at] = True
+        self.runless_waiting.clear()
+
+    def _runless_begin(self) -> None:
+        """No run is open from here: what comes is no earlier run's."""
+        self.runless_from = len(self.op_run)
+        self.runless_answered = False
+        self.runless_waiting.clear()
 
     def _settle_source(self, best: int) -> None:
         """A better source of the conversation appeared: drop what the worse ones gave."""

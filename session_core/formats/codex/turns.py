@@ -47,6 +47,7 @@ class CodexTurns(CodexState):
         elif previous is not None:  # a new turn while one is open: that one never ended
             self._cut_off(previous, line)
         turn = turn or f"L{line}"
+        self._runless_begin()  # (what came before is no part of it)
         self.open_run = len(self.runs)
         self.runs.append(Run(id=turn, state="running", line=line, started=ts))
         self.run_by_turn[turn] = self.open_run
@@ -73,6 +74,7 @@ class CodexTurns(CodexState):
             self._settle_unstated(self.open_run)
         self.implicit = False
         self.open_run = -1
+        self._runless_begin()
 
     def _settle_unstated(self, run_index: int) -> None:
         """The calls of run ``run_index`` that say no status of their own (``unstated``):
@@ -92,6 +94,15 @@ class CodexTurns(CodexState):
                 if column.waiting.get(call_id) == at:
                     del column.waiting[call_id]
                 del self.pending[at]
+
+    def _unstated_done(self, at: int, runs: list[Run]) -> bool:
+        """Whether the pending op ``at`` is a status-less call done at a snapshot of
+        ``runs``: its run finished; in no run, the model spoke after it."""
+        done = self.unstated.get(at)
+        if done is None:
+            return False
+        run = self.op_run[at]
+        return done if run < 0 else runs[run].state == "finished"
 
     def _cut_off(self, run: Run, stop: int | None, prompted: bool = False) -> None:
         """``run`` never ended (a later turn began at line ``stop``, or its writer is
@@ -134,9 +145,14 @@ class CodexTurns(CodexState):
     ) -> None:
         """A turn's end event: its state, and why (``turn_aborted``'s reason, a str)."""
         index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
-        if index < 0:  # the file starts inside a turn (a resumed one)
+        made = index < 0
+        if made:  # the file starts inside a turn (a resumed one): its lines are the run's
             index = len(self.runs)
             self.runs.append(Run(id=turn or f"L{line}", state="running", line=line))
+            self.runs[index].answered = self.runless_answered
+            for at in range(self.runless_from, len(self.op_run)):
+                if at in self.unstated:  # (settled as the run's, below or when shown)
+                    self.op_run[at] = index
         run = self.runs[index]
         run.state = state
         run.reason = reason if isinstance(reason, str) and reason else None
@@ -148,6 +164,8 @@ class CodexTurns(CodexState):
             self.prompted_ends = self.prompted_ends or (self.implicit and state == "finished")
             self.open_run = -1
             self.implicit = False
+        if made or self.open_run < 0:
+            self._runless_begin()
 
     def _turn_context(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         context = self._context_for(context_key(payload), payload, line)
