@@ -46,10 +46,9 @@ def copied_marks(b: ClaudeCodeBuilder) -> tuple[str, int] | None:
     return (own, first) if first else None
 
 
-def copied_from(b: ClaudeCodeBuilder, raw_at: int) -> str | None:
+def copied_from(b: ClaudeCodeBuilder, raw_at: int, found: tuple[str, int] | None) -> str | None:
     """The earlier session the file's raw item ``raw_at`` was copied from (None: the
-    file's own)."""
-    found = copied_marks(b)
+    file's own); ``found``: ``copied_marks(b)`` (looked at once for many items)."""
     if found is None:
         return None
     marks = b.session_marks

@@ -33,7 +33,7 @@ from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
 from . import background
 from .background import Outcome
-from .resumed import copied_from, resumed
+from .resumed import copied_from, copied_marks, resumed
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -257,6 +257,7 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
     described = b.linked_calls
     # (a call no result answered yet, naming no agent: its subagent's file not known)
     unanswered = [at for at in b.sides.tasks if calls.result[at] < 0]
+    copies = copied_marks(b)  # (a resumed file's: its copied calls' agents are earlier)
     for at in sorted({*named, *calls.sidechain, *unanswered}):
         if at >= len(ops):
             break
@@ -274,7 +275,7 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
         elif agent not in known:
             known.add(agent)
             # (a resumed file's copied call: its subagent is the earlier session's)
-            source = copied_from(b, calls.response[at])
+            source = copied_from(b, calls.response[at], copies)
             linked.append((agent, call_id, description, source))
     own = Path(b.path).name
     for name in agent_file_names(b):
