@@ -293,6 +293,9 @@ class Subagent:
     read: bool = False  # its own file was read for its usage and messages
     unnamed: bool = False  # its call's, named by no line nor prompt: ``id`` the call's
     left_out: str | None = None  # the line its file's read left out (a crash tail, damage)
+    # A resumed file's: started by a call copied from that earlier session (its file is
+    # that session's, in that session's folder)
+    copied_from: str | None = None
 
     @property
     def in_file(self) -> bool:
@@ -306,6 +309,8 @@ class Subagent:
             return f"this file, line {self.line:,}"
         if self.unnamed:
             return "its file is not known"
+        if self.path is None and self.copied_from is not None:
+            return "the earlier session's: its file is not there"
         return self.path if self.path is not None else "its file is not there"
 
     @property
@@ -319,6 +324,12 @@ class Subagent:
         some usage, or its lines the file's own); not when its file is missing, over the
         reader's bound, or reported no usage (its usage unknown: nothing added, not 0)."""
         return self.in_file or (self.read and self.usage.known)
+
+    @property
+    def earlier(self) -> bool:
+        """Its call was copied from an earlier session and its file is not read: that
+        session's subagent, not one missing from this file's usage."""
+        return self.copied_from is not None and not self.counted
 
     @property
     def in_part(self) -> bool:
@@ -342,6 +353,8 @@ class Subagent:
             out["agent-known"] = False
         if self.left_out is not None:  # (likewise)
             out["read-in-part"] = self.left_out
+        if self.copied_from is not None:  # (likewise)
+            out["copied-from"] = self.copied_from
         return out
 
 
@@ -408,12 +421,20 @@ class Transcript:
     def subagents_text(self) -> str:
         """``3 subagents``, ``200 of 1,878 subagents`` where only those count in
         ``usage_with_subagents`` (files missing, past the reader's bound, or reporting no
-        usage), ``(1 read in part)`` where a file's read left a line out (``in_part``)."""
-        total = count(len(self.subagents), "subagent")
-        counted = sum(1 for s in self.subagents if s.counted)
-        said = total if counted == len(self.subagents) else f"{counted:,} of {total}"
-        cut = sum(1 for s in self.subagents if s.in_part)
-        return f"{said} ({cut:,} read in part)" if cut else said
+        usage), ``(1 read in part)`` where a file's read left a line out (``in_part``);
+        and the earlier session's not read (a resumed file's copied calls': ``earlier``)."""
+        mine = [s for s in self.subagents if not s.earlier]
+        total = count(len(mine), "subagent")
+        counted = sum(1 for s in mine if s.counted)
+        said = total if counted == len(mine) else f"{counted:,} of {total}"
+        cut = sum(1 for s in mine if s.in_part)
+        said = f"{said} ({cut:,} read in part)" if cut else said
+        return said + self._earlier_text()
+
+    def _earlier_text(self) -> str:
+        """``, and 1 of the earlier session's not read`` (none: empty)."""
+        earlier = sum(1 for s in self.subagents if s.earlier)
+        return f", and {earlier:,} of the earlier session's not read" if earlier else ""
 
     def with_subagents_text(self) -> str:
         """What ``usage_with_subagents`` holds, in words: ``with 3 subagents``; where none
@@ -433,14 +454,20 @@ class Transcript:
 
     def _none_counted_text(self) -> str:
         """No subagent's usage counted: whether their files were read (their usage
-        unknown) or not."""
-        many = len(self.subagents)
-        read = sum(1 for s in self.subagents if s.lines_read)
+        unknown) or not; those of the earlier session (``earlier``) said so."""
+        mine = [s for s in self.subagents if not s.earlier]
+        many = len(mine)
+        if not many:  # (a resumed file's copied calls': the earlier session's alone)
+            earlier = count(len(self.subagents), "subagent")
+            return f"{earlier}, the earlier session's (copied calls), not read"
+        read = sum(1 for s in mine if s.lines_read)
         if many == 1:
-            return "1 subagent, its usage unknown" if read else "1 subagent, its file not read"
-        if read:
-            return f"{many:,} subagents, none of their usage known"
-        return f"{many:,} subagents, none of their files read"
+            said = "1 subagent, its usage unknown" if read else "1 subagent, its file not read"
+        elif read:
+            said = f"{many:,} subagents, none of their usage known"
+        else:
+            said = f"{many:,} subagents, none of their files read"
+        return said + self._earlier_text()
 
     def json_parts(self, fragments: bool = False) -> Iterator[tuple[str, Any]]:
         """The replay JSON's keys in order (shared/spec/api.md: the shared keys, then the
@@ -462,7 +489,7 @@ class Transcript:
             parts.append(("subagents", [s.to_json() for s in self.subagents]))
             parts.append(("usage-with-subagents", both.to_json() if both is not None else None))
             # (added: some linked subagent's usage is not in it, and the header's words why)
-            partial = not all(s.counted for s in self.subagents)
+            partial = not all(s.counted or s.earlier for s in self.subagents)
             parts.append(("usage-with-subagents-partial", partial))
             parts.append(("usage-with-subagents-said", self.with_subagents_text()))
         if self.resumed is not None:  # (of ``usage``: the copied lines' part of it)

@@ -12,6 +12,7 @@ from .line_warnings import first_damage, torn_last_line
 from .model import Transcript, unsettled_ops
 from .text import count
 from .titles import model_first_prompt, session_title
+from .usage_totals import Usage
 from .vocabulary import meta_fact
 
 if TYPE_CHECKING:
@@ -82,7 +83,8 @@ def summarise_model(
     summary.subagents = tuple(path for path, _read in linked)
     summary.counted = tuple(path for path, counted in linked if counted)
     # (a subagent's usage not counted, or counted in part: its file's read left a line out)
-    if not all(s.counted and not s.in_part for s in transcript.subagents):
+    # (an earlier session's, its call copied into a resumed file: not this file's missing)
+    if not all((s.counted or s.earlier) and not s.in_part for s in transcript.subagents):
         summary.tokens_partial = summary.tokens is not None
         summary.cost_partial = summary.cost is not None
     if transcript.subagents:
@@ -111,12 +113,22 @@ def _resumed(summary: FileSummary, transcript: Transcript) -> None:
     copies = transcript.resumed
     if copies is None:
         # (a subagent's file names its parent's session: not its own)
-        own = transcript.meta.get("session-id") if transcript.parent is None else None
+        # (a continuation file's lines carry the earlier id: ``continued-as`` its own)
+        meta = transcript.meta
+        own = meta.get("continued-as") or meta.get("session-id")
+        own = own if transcript.parent is None else None
         summary.session = _text(own)
         summary.copied, summary.resumed = (), None
         return
     summary.session, summary.resumed = copies.own, copies.said()
-    summary.copied = tuple((s, usage.tokens, usage.cost) for s, usage in copies.copied.items())
+    # (the row's usage holds its linked subagents': a copied call's, the earlier
+    # session's, is in that session's row too, so it is part of the copy)
+    copied = []
+    for source, usage in copies.copied.items():
+        subs = [s.usage for s in transcript.subagents if s.copied_from == source and s.counted]
+        both = Usage.total([usage, *subs]) if subs else usage
+        copied.append((source, both.tokens, both.cost))
+    summary.copied = tuple(copied)
 
 
 def left_open(transcript: Transcript, head: int = 0) -> LeftOpen:

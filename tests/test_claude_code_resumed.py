@@ -203,9 +203,9 @@ def test_an_earlier_sessions_id_is_shown_inert(tmp_path: Path) -> None:
 
 
 def test_followed_in_small_batches_says_what_open_says(tmp_path: Path) -> None:
-    """Assembled after every batch (the copies still coming, then the new lines): the
-    last snapshot's copied usage is the whole file's open's (the kept one made again
-    while copies came)."""
+    """Assembled after every batch (the copies still coming, then the new lines): no
+    copy is told before the file's first line of its own id (till then no line shows the
+    file resumed), then the copies' usage is the whole file's open's."""
     from helpers import follow_into
 
     from session_core.formats import CLAUDE_CODE, by_name
@@ -224,4 +224,5 @@ def test_followed_in_small_batches_says_what_open_says(tmp_path: Path) -> None:
     followed = live.transcript(writer_alive=False).to_json()
     opened = fmt.open(new, writer_alive=False).to_json()
     assert followed["usage-copied"] == opened["usage-copied"] and followed["resumed-from"] == [OLD]
-    assert seen[-1] == 2320 and 1160 in seen  # (one copied response, then both)
+    told = seen.index(2320)  # (every copy at once, as soon as the file's own line came)
+    assert told > 0 and set(seen[:told]) == {None} and set(seen[told:]) == {2320}, seen

@@ -37,12 +37,18 @@ class CopiesCounted:
 
 
 def copies_counted(summaries: Sequence[FileSummary]) -> CopiesCounted:
-    """Each listed file's copied usage the footer's totals leave out (``CopiesCounted``)."""
+    """Each listed file's copied usage the footer's totals leave out (``CopiesCounted``).
+    A copy is left out where its source's file is listed and holds at least as much
+    (each measure on its own): a copy larger than its source's whole file is no copy of
+    it (or not of that file as listed), so it is counted where it is."""
     out = CopiesCounted()
     known = [s for s in summaries if s.counts_known]
     if not any(s.copied for s in known):
         return out
-    listed = {s.session for s in known if s.session}
+    listed: dict[str, tuple[int | None, float | None]] = {}  # session -> its row's usage
+    for s in known:
+        if s.session and s.session not in listed:
+            listed[s.session] = (s.tokens, s.cost)
     keeper: dict[str, tuple[int, str]] = {}  # an unlisted session -> the copy counted
     for summary in known:
         for source, tokens, _cost in summary.copied:
@@ -53,10 +59,15 @@ def copies_counted(summaries: Sequence[FileSummary]) -> CopiesCounted:
         for source, tokens, cost in summary.copied:
             if source in keeper and keeper[source][1] == summary.path:
                 continue  # (counted nowhere else: counted here)
+            # (another file's copy of the same unlisted session: the kept one is the
+            # largest, so this one is held in it)
+            held = (tokens, cost) if source in keeper else listed[source]
             path = summary.path
-            out.tokens[path] = out.tokens.get(path, 0) + (tokens or 0)
-            out.cost[path] = out.cost.get(path, 0.0) + (cost or 0.0)
-            out.left_out += tokens or 0
+            if tokens and held[0] is not None and tokens <= held[0]:
+                out.tokens[path] = out.tokens.get(path, 0) + tokens
+                out.left_out += tokens
+            if cost and held[1] is not None and cost <= held[1]:
+                out.cost[path] = out.cost.get(path, 0.0) + cost
     out.unlisted = len(keeper)
     return out
 

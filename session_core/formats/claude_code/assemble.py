@@ -23,7 +23,7 @@ from .call_ops import ClaudeOps, OpenCalls
 from .chain import nodes_of, recover, span_of
 from .file_links import link_files
 from .responses import ENDED_TURN, GAVE_UP
-from .resumed import resumed
+from .resumed import own_session, resumed
 from .sidechains import link
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
 from .usage import SYNTHETIC
@@ -136,6 +136,11 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     copies = resumed(b)
     if copies is not None and copies.own != meta.get("session-id"):
         meta["resumed-as"] = copies.own  # (``session-id`` is its first line's: the old one)
+    elif copies is None and b.session_marks and "agent-id" not in meta:
+        # (a continuation written under the earlier session's id: its lines its own)
+        own = own_session(b.path, b.session_marks)
+        if own is not None and all(session != own for _at, session in b.session_marks):
+            meta["continued-as"] = own
     return Transcript(
         format=NAME,
         path=b.path,

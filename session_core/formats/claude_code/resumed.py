@@ -1,9 +1,12 @@
-"""A resumed session's copied lines: those whose ``sessionId`` is not the file's own.
+"""A resumed session's copied lines: those before the file's first line of its own id.
 
 ``claude --resume`` / ``--continue`` starts a new file ``<newId>.jsonl`` with a copy of
 the earlier session's lines (their uuids, responses and old ``sessionId``), then writes
 the new lines with the new id (kenn-io/agentsview#307, ccusage#1765). The file's usage
 counts the copies (they are its lines); this says how much of it they are, and whose.
+A line of another id is a copy only where it comes before the first of the file's own:
+a continuation file writes its new lines under the parent's id (claude-code#30606,
+#87884), and a file none of whose lines carries its own id is no resume at all.
 """
 
 from __future__ import annotations
@@ -30,25 +33,49 @@ def own_session(path: str, marks: list[tuple[int, str]]) -> str | None:
     return marks[-1][1] if marks else None
 
 
-def resumed(b: ClaudeCodeBuilder) -> Resumed | None:
-    """The copied lines' sessions and their responses' usage (None: no line is another
-    session's). Only the runs of lines of another id are looked at: a file that is not
-    resumed costs a look at its one mark."""
+def copied_marks(b: ClaudeCodeBuilder) -> tuple[str, int] | None:
+    """The file's own id and how many of its ``session_marks`` are copies (those before
+    the first of its own id); None where none is: not resumed (no line of another id
+    before its own, or no line of its own id at all: a continuation written under the
+    earlier session's id is all its own lines)."""
     marks = b.session_marks
     own = own_session(b.path, marks)
-    if own is None or all(session == own for _at, session in marks):
+    if own is None:
         return None
-    # (kept while the file's own lines go on: a followed resumed session is assembled
-    # every 2 s, its copies long done; made again while the copies are still coming)
-    key = (len(marks), marks[-1][0])
+    first = next((index for index, (_at, session) in enumerate(marks) if session == own), 0)
+    return (own, first) if first else None
+
+
+def copied_from(b: ClaudeCodeBuilder, raw_at: int, found: tuple[str, int] | None) -> str | None:
+    """The earlier session the file's raw item ``raw_at`` was copied from (None: the
+    file's own); ``found``: ``copied_marks(b)`` (looked at once for many items)."""
+    if found is None:
+        return None
+    marks = b.session_marks
+    if raw_at >= marks[found[1]][0]:
+        return None
+    index = bisect_left(marks, (raw_at + 1,)) - 1  # (the last mark at or before it)
+    return marks[index][1] if index >= 0 else None
+
+
+def resumed(b: ClaudeCodeBuilder) -> Resumed | None:
+    """The copied lines' sessions and their responses' usage (None: not resumed,
+    ``copied_marks``). Only the runs of copied lines are looked at: a file that is not
+    resumed costs a look at its few marks."""
+    found_marks = copied_marks(b)
+    if found_marks is None:
+        return None
+    own, first_own = found_marks
+    marks = b.session_marks
+    # (the copies end where the file's own lines begin and stay as they are: a followed
+    # resumed session is assembled every 2 s, its copies made once)
+    key = (first_own, marks[first_own][0])
     kept = b.resumed_kept
-    if kept is not None and kept[0] == key and marks[-1][1] == own:
+    if kept is not None and kept[0] == key:
         return kept[1]
     responses, found = b.responses, Resumed(own)
-    for index, (start, session) in enumerate(marks):
-        if session == own:
-            continue
-        end = marks[index + 1][0] if index + 1 < len(marks) else len(b.raw)
+    for index, (start, session) in enumerate(marks[:first_own]):
+        end = marks[index + 1][0]
         first, past = bisect_left(responses.raw, start), bisect_left(responses.raw, end)
         order, by_order = responses.order, responses.by_order
         # (each response once, as the file's total counts it: not one another took the
@@ -64,4 +91,4 @@ def resumed(b: ClaudeCodeBuilder) -> Resumed | None:
     return found
 
 
-__all__ = ["own_session", "resumed"]
+__all__ = ["copied_from", "copied_marks", "own_session", "resumed"]

@@ -33,6 +33,7 @@ from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
 from . import background
 from .background import Outcome
+from .resumed import copied_from, copied_marks, resumed
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -139,6 +140,29 @@ def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
     return found
 
 
+def path_in_source(b: ClaudeCodeBuilder, agent: str, source: str) -> str | None:
+    """A resumed file's copied call's agent file, in the earlier session's folder beside
+    the file (``<source>/subagents/``), when it is there (looked up once per agent)."""
+    cache = b.agent_paths
+    key = f"{source}/{agent}"  # (an agentId that names a file holds no ``/``)
+    if key not in cache:
+        found = None
+        if _SAFE_ID.match(agent) and _SAFE_ID.match(source):
+            candidate = Path(b.path).parent / source / "subagents" / f"agent-{agent}.jsonl"
+            found = str(candidate) if candidate.is_file() else None
+        cache[key] = found
+    return cache[key]
+
+
+def source_folders(b: ClaudeCodeBuilder) -> list[str]:
+    """The folders of the earlier sessions a resumed file copied (their subagents')."""
+    found = resumed(b)
+    parent = Path(b.path).parent
+    return (
+        [str(parent / s / "subagents") for s in found.sources if _SAFE_ID.match(s)] if found else []
+    )
+
+
 class FileRead(NamedTuple):
     """What a subagent file was found to hold."""
 
@@ -215,9 +239,10 @@ def _link_spawned(reads: list[tuple[Subagent, FileRead | None]]) -> None:
             sub.description = call[1] or sub.description
 
 
-# (agent, call id, description); agent None: a call not answered yet that names none,
-# and no file's first prompt is its (``file_links``)
-Linked = list[tuple[str | None, str | None, str | None]]
+# (agent, call id, description, the earlier session its call was copied from); agent
+# None: a call not answered yet that names none, and no file's first prompt is its
+# (``file_links``)
+Linked = list[tuple[str | None, str | None, str | None, str | None]]
 
 
 def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
@@ -232,6 +257,7 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
     described = b.linked_calls
     # (a call no result answered yet, naming no agent: its subagent's file not known)
     unanswered = [at for at in b.sides.tasks if calls.result[at] < 0]
+    copies = copied_marks(b)  # (a resumed file's: its copied calls' agents are earlier)
     for at in sorted({*named, *calls.sidechain, *unanswered}):
         if at >= len(ops):
             break
@@ -245,17 +271,19 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
         if side is not None:
             transcript.subagents.append(_in_file(b, side, call_id, description))
         elif agent is None:
-            linked.append((None, call_id, description))
+            linked.append((None, call_id, description, None))
         elif agent not in known:
             known.add(agent)
-            linked.append((agent, call_id, description))
+            # (a resumed file's copied call: its subagent is the earlier session's)
+            source = copied_from(b, calls.response[at], copies)
+            linked.append((agent, call_id, description, source))
     own = Path(b.path).name
     for name in agent_file_names(b):
         agent = name[len("agent-") : -len(".jsonl")]
         if agent not in known and name != own:
             known.add(agent)
             desc = "compaction summariser" if agent.startswith("acompact") else None
-            linked.append((agent, None, desc))
+            linked.append((agent, None, desc, None))
     _workflow_agents(b, ops, known, linked)
     return linked
 
@@ -274,13 +302,13 @@ def _workflow_agents(b: ClaudeCodeBuilder, ops: Any, known: set[str], linked: Li
         b.agent_paths[agent] = path
         at = runs.get(run)
         if at is None:
-            linked.append((agent, None, f"workflow {run}"))
+            linked.append((agent, None, f"workflow {run}", None))
             continue
         call = b.linked_calls.get(at)
         if call is None:
             op = ops[at]
             call = b.linked_calls[at] = (op.call_id, _description(op))
-        linked.append((agent, call[0], call[1] or f"workflow {run}"))
+        linked.append((agent, call[0], call[1] or f"workflow {run}", None))
 
 
 def agent_file_names(b: ClaudeCodeBuilder) -> list[str]:
@@ -300,13 +328,16 @@ def _files(
     entries: list[tuple[Subagent, str | None, FileKey | None]] = []
     budget = MAX_BYTES
     read_files = skipped = 0
-    for agent, call_id, desc in linked:
+    for agent, call_id, desc, source in linked:
         if agent is None:  # (its call's id names it: no line names its agent yet)
             unnamed = Subagent(call_id or "?", None, call_id, desc, unnamed=True)
             entries.append((unnamed, None, None))
             continue
         path = path_for(b, agent)
+        if path is None and source is not None:
+            path = path_in_source(b, agent, source)
         sub = Subagent(id=agent, path=path, call_id=call_id, description=desc)
+        sub.copied_from = source
         key: FileKey | None = None
         if path is not None:
             sub.description = sub.description or meta_description(path)
@@ -371,7 +402,9 @@ class SubagentsLive(LinkedLive):
         subagents = folder_of(self.path)
         runs = background.workflow_folders(subagents)
         workflows = (str(subagents / "workflows"),) if runs else ()
-        return (*agent_folders(self.path), *workflows, *map(str, runs))
+        # (a resumed file's copied calls' agents, in the earlier sessions' folders)
+        earlier = source_folders(self.builder)  # type: ignore[arg-type]
+        return (*agent_folders(self.path), *workflows, *map(str, runs), *earlier)
 
     def read_key(self, path: str) -> FileKey | None:
         known = self._cache.get(path)
