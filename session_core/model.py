@@ -293,6 +293,9 @@ class Subagent:
     read: bool = False  # its own file was read for its usage and messages
     unnamed: bool = False  # its call's, named by no line nor prompt: ``id`` the call's
     left_out: str | None = None  # the line its file's read left out (a crash tail, damage)
+    # its call's duration where that call is another subagent's (not among this file's
+    # operations): the writer's own, as that file's result says it
+    took: float | None = None
 
     @property
     def in_file(self) -> bool:
