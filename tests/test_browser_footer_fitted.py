@@ -27,7 +27,7 @@ def _uid(n: int) -> str:
     return f"{n:08x}-0000-4000-8000-000000000000"
 
 
-class _File:
+class ChainFile:
     """Claude Code 2.0 lines, each with the session id in force when written."""
 
     def __init__(self) -> None:
@@ -60,12 +60,12 @@ def mix(folder: Path) -> Path:
     a finished one, a file that is not JSON."""
     folder.mkdir()
     for name, sids in ((B, [A, B]), (C, [A, B, C])):
-        f = _File()
+        f = ChainFile()
         for at, sid in enumerate(sids):
             f.sid = sid
             f.turn(1 + 2 * at)
         f.write(folder / f"{name}.jsonl")
-    f = _File()
+    f = ChainFile()
     f.sid = P
     call = {"type": "tool_use", "id": "toolu_t", "name": "Task",
             "input": {"description": "scout", "prompt": "go"}}  # fmt: skip
@@ -75,13 +75,13 @@ def mix(folder: Path) -> Path:
     f.turn(4)
     f.write(folder / f"{P}.jsonl")
     damaged = folder / "dddddddd-1111-4111-8111-111111111111.jsonl"
-    f = _File()
+    f = ChainFile()
     f.sid = damaged.stem
     f.turn(1)
     f.turn(3)
     text = f.lines
     damaged.write_text(json.dumps(text[0]) + "\n{not json\n" + json.dumps(text[1]) + "\n")
-    f = _File()
+    f = ChainFile()
     f.sid = "eeeeeeee-1111-4111-8111-111111111111"
     f.turn(1)
     f.write(folder / f"{f.sid}.jsonl")
