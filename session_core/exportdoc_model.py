@@ -482,7 +482,7 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
     rows = []
     for sub in transcript.subagents:
         op = ops.get(sub.call_id) if sub.call_id else None
-        took = duration_text(op.duration) if op is not None else ""
+        took = duration_text(op.duration if op is not None else sub.took)
         rows.append(
             [
                 sub.id,

@@ -296,6 +296,9 @@ class Subagent:
     # A resumed file's: started by a call copied from that earlier session (its file is
     # that session's, in that session's folder)
     copied_from: str | None = None
+    # its call's duration where that call is another subagent's (not among this file's
+    # operations): the writer's own, as that file's result says it
+    took: float | None = None
 
     @property
     def in_file(self) -> bool:

@@ -42,17 +42,24 @@ class Resumed:
         """``2,320 tok of it, 2 responses, copied from session 44444444…: resumed``
         (copied responses whose usage is unknown said so, never as 0); ``as_own``: and
         the file's own id (``resumed as 55555555…``)."""
+        return " ".join(self.said_parts(as_own))
+
+    def said_parts(self, as_own: bool = False) -> list[str]:
+        """``said``'s words in the parts a narrow line may break between (never inside a
+        number or an id: the header cut ``…: resum…`` at 80 columns), joined by spaces."""
         usage = self.usage
-        ids = ", ".join(short_id(s) for s in self.copied)
-        source = f"session{'s' if len(self.copied) > 1 else ''} {ids}: resumed"
-        if as_own:
-            source += f" as {short_id(self.own)}"
+        ids = [f"{short_id(s)}," for s in self.copied] or [","]  # (none: not made so)
+        ids[-1] = ids[-1][:-1] + ":"
+        ids[0] = f"session{'s' if len(self.copied) > 1 else ''} {ids[0]}"
+        resumed = f"resumed as {short_id(self.own)}" if as_own else "resumed"
         if not usage.responses:
-            return f"its first lines copied from {source}, no response among them"
+            return ["its first lines copied", "from", *ids, resumed + ",", "no response among them"]
         many = count(usage.responses, "response")
         if usage.tokens is None:
-            return f"{many} of it, their usage unknown, copied from {source}"
-        return f"{usage.tokens:,} tok of it, {many}, copied from {source}"
+            head = [f"{many} of it,", "their usage unknown,"]
+        else:
+            head = [f"{usage.tokens:,} tok of it,", f"{many},"]
+        return [*head, "copied from", *ids, resumed]
 
 
 def short_id(session: str) -> str:

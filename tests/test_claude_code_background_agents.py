@@ -13,12 +13,15 @@ import pytest
 from claude_code_writer import CCWriter, text, tool_use, usage
 from test_claude_code_live_subagents import followed
 
+from session_core.export_md import render_markdown
+from session_core.exportdoc_model import model_document
 from session_core.formats import CLAUDE_CODE, by_name
 from session_core.formats.base import check_note
 from session_core.formats.claude_code import subagents
 from session_core.formats.claude_code.subagents import folder_of
 from session_core.model import Transcript
 from session_core.scan import scan_file
+from viewer.widgets.subagents_pane import subagent_entries
 
 FMT = by_name(CLAUDE_CODE)
 SID = "bbbbbbbb-dddd-4ddd-8ddd-dddddddddddd"
@@ -151,7 +154,8 @@ def test_a_subagent_started_by_another_is_linked_to_that_ones_call(tmp_path: Pat
     planner.user("plan", parent=None)
     call = tool_use("toolu_B", "Agent", description="Researcher", prompt="research")
     planner.assistant("p1", [call], usage=usage(3, 4))
-    planner.result("toolu_B", "found", tool_use_result={"agentId": "bbbb2222"})
+    said = {"agentId": "bbbb2222", "totalDurationMs": 4000}
+    planner.result("toolu_B", "found", tool_use_result=said)
     planner.assistant("p2", [text("done")], usage=usage(3, 4), stop="end_turn")
     planner.write(folder_of(str(session)) / "agent-aaaa1111.jsonl")
     agent_file(folder_of(str(session)) / "agent-bbbb2222.jsonl", "bbbb2222")
@@ -160,6 +164,12 @@ def test_a_subagent_started_by_another_is_linked_to_that_ones_call(tmp_path: Pat
         ("aaaa1111", "toolu_A", "Planner"),
         ("bbbb2222", "toolu_B", "Researcher"),
     ]
+    # its duration is its writer's own, as its call's result (the planner's file) says
+    assert [s.took for s in t.subagents] == [None, 4.0]
+    entries = subagent_entries(t.subagents[1], 1, None, str(session))
+    assert any("call toolu_B · took 4.0s" in line for _style, line in entries)
+    doc = render_markdown(model_document(t))
+    assert "| bbbb2222 | Researcher | — | 4.0s |" in doc
 
 
 def test_a_subagents_duration_is_its_writers_own_run_time(tmp_path: Path) -> None:
@@ -231,3 +241,21 @@ async def test_the_subagents_tab_lists_a_workflows_agents_and_a_launched_calls_s
         await wait_for(pilot, lambda: pane.table.row_count == 1)
         text = screen_text(app)
         assert "outcome unknown" in text and "completed" not in text, text
+
+
+def test_one_unreadable_field_of_a_result_leaves_its_other_facts(tmp_path: Path) -> None:
+    """A Workflow's launch result with a ``totalDurationMs`` beyond a double's range
+    (``1e400``: JSON allows it): that field counts as absent, the run's id is kept, so
+    its agents are still linked to the call."""
+    session = workflow_session(tmp_path)
+    text_ = session.read_text()
+    marked = text_.replace('"runId": "wf_xyz"', '"runId": "wf_xyz", "totalDurationMs": 1e400')
+    assert marked != text_
+    session.write_text(marked)
+    t = opened(session)
+    assert [(s.id, s.call_id) for s in t.subagents] == [
+        ("aone1", "toolu_wf"),
+        ("atwo2", "toolu_wf"),
+    ]
+    op = op_of(t, "toolu_wf")
+    assert op.state == "completed" and op.duration == 11.0

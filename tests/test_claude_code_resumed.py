@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import app_loaded, screen_text
+from helpers import app_loaded, screen_lines
 from test_browser import QuickApp, browser, scanned
 from test_claude_code_decode import FMT, by_dict, everything
 
@@ -173,8 +173,8 @@ def test_a_copy_whose_source_is_not_listed_is_counted_once(tmp_path: Path) -> No
 async def test_the_header_says_the_copies_and_the_new_id(tmp_path: Path) -> None:
     _old, new = resumed_pair(tmp_path / "-tmp-y")
     async with app_loaded(new, ModelScreen, (200, 40)) as (app, _pilot):
-        text = screen_text(app)
-        assert "copied from session 44444444…: resumed as 55555555…" in text, text
+        text = "".join("".join(screen_lines(app)).split())  # (its parts: their blanks apart)
+        assert "copiedfromsession44444444…:resumedas55555555…" in text, text
 
 
 async def test_the_browser_footer_on_screen(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from rich.cells import cell_len
+from rich.console import Console
 from rich.text import Text
 
 from session_core.fold import fold, holds
@@ -245,11 +247,25 @@ def session_cell(summary: FileSummary, width: int, mark: str = "") -> Text:
     width -= len(mark)
     if summary.title:
         return Text(mark + one_line(summary.title, width), no_wrap=True, end="")
-    why = f"{summary.untitled} · " if summary.untitled else ""  # (the format's own words)
-    if len(why) > width // 2:
-        why = ""  # (too narrow: the path alone)
+    why = _words_within(summary.untitled or "", width // 2 - 3)  # (the format's own words)
+    why = f"{why} · " if why else ""  # (too narrow even for a word: the path alone)
     path = fit_path(summary.rel, width - len(why))
     return Text(mark + why + path, style="dim", no_wrap=True, end="")
+
+
+def _words_within(words: str, width: int) -> str:
+    """``words`` in ``width`` cells, cut after a whole word (``summaries of…``) where they
+    do not fit; "" where not even the first does."""
+    words = one_line(words)
+    if cell_len(words) <= width:
+        return words
+    kept = ""
+    for word in words.split(" "):
+        longer = f"{kept} {word}" if kept else word
+        if cell_len(longer) + 1 > width:
+            break
+        kept = longer
+    return f"{kept}…" if kept else ""
 
 
 def sort_key(column: str, reverse: bool = False) -> Callable[[FileSummary], Any]:
@@ -396,15 +412,44 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
         family.append(f"a subagent of {one_line(summary.parent, 60)}")
     if summary.resumed:  # (its usage holds the earlier session's copied lines)
         family.append(f"usage: {one_line(summary.resumed, 120)}")
+    if summary.untitled:  # (its row may have no room for why: said here whole)
+        family.append(f"no title of its own: {one_line(summary.untitled, 120)}")
     if family:
         second.append("".join(f" · {fact}" for fact in family), style="dim")
-    second.append("   enter opens it, escape comes back", style="dim")
+    hint = Text("   enter opens it, escape comes back", style="dim", end="")
+    if width <= 0 or _wrapped(second + hint, width) <= DETAIL_LINES - 1:
+        second.append_text(hint)  # (the first to go: the keys' help says it too)
+    elif _wrapped(second, width) > DETAIL_LINES - 1:
+        second = _cut_to(second, width, DETAIL_LINES - 1)
     if width > 0:
         first.truncate(width, overflow="ellipsis")
     joined = Text("\n").join([first, second])
     joined.no_wrap, joined.overflow = width <= 0, "ellipsis" if width <= 0 else "fold"
     return joined
 
+
+# The detail's most lines (its style's ``max-height``): its path's, and its why wrapped.
+DETAIL_LINES = 6
+
+
+def _wrapped(text: Text, width: int) -> int:
+    """How many lines ``text`` takes wrapped between words to ``width`` cells."""
+    return len(text.wrap(_MEASURE, width, overflow="fold"))
+
+
+def _cut_to(text: Text, width: int, most: int) -> Text:
+    """``text`` wrapped, its lines past ``most`` dropped and the last ending in ``…``."""
+    kept = Text("\n", end="").join(text.wrap(_MEASURE, width, overflow="fold")[:most])
+    lines = kept.split("\n")
+    last = lines[-1]
+    last.truncate(width - 1)
+    last.append("…")
+    out = Text("\n", end="").join(lines)
+    out.no_wrap = True
+    return out
+
+
+_MEASURE = Console(width=1_000, file=io.StringIO(), color_system=None, legacy_windows=False)
 
 _N = TypeVar("_N", int, float)
 
@@ -486,26 +531,46 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
     if len(partial) == 2 and tokens.unknown == cost.unknown:
         partial = [("usage", tokens.unknown)]
     said = [f"{what} unknown in {n:,}" for what, n in partial]
-    parts = (("tokens", tokens.partial), ("cost", cost.partial))
-    said += [f"{what} in part in {n:,} (≥)" for what, n in parts if n]
+    # (a lower bound: as its rows mark it, ``≥``, the one word for both where they agree)
+    parts = [("tokens", tokens.partial), ("cost", cost.partial)]
+    if tokens.partial == cost.partial:
+        parts = [("usage", tokens.partial)]
+    said += [f"{what} ≥ in {n:,}" for what, n in parts if n]
     said += copies.said()
     for index, words in enumerate(said):
         shut = ")" if index == len(said) - 1 else ","
         facts.append(("  (" if index == 0 else " ", Text(words + shut, style="dim", end="")))
-    return _broken(facts, width)
+    return _broken(facts, width, TOTALS_LINES)
 
 
-def _broken(facts: list[tuple[str, Text]], width: int) -> Text:
+# The footer's most lines (its style's ``max-height``): its facts are fitted to them,
+# whole facts dropped past them (an ellipsis said), never a line cut off unseen.
+TOTALS_LINES = 4
+MORE = Text("…", style="dim", end="")
+
+
+def _broken(facts: list[tuple[str, Text]], width: int, most: int = 0) -> Text:
     """Each fact after its separator, on a new line where it would not fit on the last
     (the separator then dropped, but for an opening bracket): never cut inside a fact but
-    where one is wider than a line alone."""
+    where one is wider than a line alone. Within ``most`` lines (0: any): the facts that
+    would go past them dropped, whole, for a last ``…``."""
+    out, lines = _laid(facts, width)
+    kept = len(facts)
+    while most and width and lines > most and kept > 1:
+        kept -= 1
+        out, lines = _laid([*facts[:kept], (" ", MORE)], width)
+    return out
+
+
+def _laid(facts: list[tuple[str, Text]], width: int) -> tuple[Text, int]:
+    """``_broken``'s text, and how many lines it takes."""
     out = Text(no_wrap=True, overflow="ellipsis", end="")
-    line = 0  # (cells on the last line)
+    line, lines = 0, 1  # (cells on the last line)
     for sep, fact in facts:
         if width and line and line + cell_len(sep) + fact.cell_len > width:
             out.append("\n")
-            sep, line = sep.strip(" │"), 0
+            sep, line, lines = sep.strip(" │"), 0, lines + 1
         out.append(sep, style="dim" if sep.strip() else "")
         out.append_text(fact)
         line += cell_len(sep) + fact.cell_len
-    return out
+    return out, lines

@@ -303,7 +303,10 @@ class ModelStatus(Static):
             if own.tokens is not None:
                 usage.extend(breakdown_terms(own.breakdown_terms(), "dim", "this file ", ""))
         if transcript.resumed is not None:  # (its usage holds the copied history)
-            usage.append(Text(one_line(transcript.resumed.said(as_own=True), 200), "dim"))
+            # (in parts a narrow line breaks between: one part was cut "…: resum…")
+            parts = transcript.resumed.said_parts(as_own=True)
+            usage.append(Text(one_line(parts[0], 200), "dim"))
+            usage.extend(Term(one_line(part, 200), "dim") for part in parts[1:])
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
             usage.append(Text(f"limits {rate_limits_text(limits)}", "dim"))

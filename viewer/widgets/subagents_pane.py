@@ -94,7 +94,8 @@ def subagent_entries(
         took = f" · took {duration_text(op.duration)}" if op.duration is not None else ""
         out.append(("", f"call {op.call_id} · {op.tool} · {op.label}{took}{line}  (m shows it)"))
     elif subagent.call_id:
-        out.append(("dim", f"call {subagent.call_id} (not among this file's operations)"))
+        took = f" · took {duration_text(subagent.took)}" if subagent.took is not None else ""
+        out.append(("dim", f"call {subagent.call_id}{took} (not among this file's operations)"))
     if subagent.in_file:
         out.append(("", f"its lines: this file's, from line {subagent.line:,}  (enter shows them)"))
     elif subagent.unnamed:
@@ -210,7 +211,7 @@ class SubagentsPane(TableDetail):
         return {
             "n": Text(str(self._numbers[index] + 1), end=""),
             "state": state,
-            "duration": Text(duration_text(op.duration) if op else "", end=""),
+            "duration": Text(duration_text(op.duration if op else subagent.took), end=""),
             "messages": Text(f"{subagent.messages:,}" if known else "—", end=""),
             "usage": Text(usage or (UNKNOWN if known else NOT_READ), end=""),
             "cost": Text(cost_text(subagent.usage, subagent.in_part) if counted else "", end=""),

@@ -11,13 +11,14 @@ taken by ``line_of``, with the same rules; every other line type is read as a di
 
 from __future__ import annotations
 
+import math
 from sys import intern
 from typing import Any, NamedTuple
 
 import msgspec
 import orjson
 
-from ...indexing import loads_mended
+from ...indexing import loads_mended, loads_payload
 from ...model import Part
 from ...text import str_or_none
 from ...utf8 import is_utf8
@@ -358,9 +359,19 @@ def result_facts(value: Any) -> Said:
         try:
             facts = _FACTS.decode(value)
         except msgspec.DecodeError:  # not an object, or fields of other types
-            return _facts_of(result_value(value))
+            return _facts_of(_lenient(value))
         return _said_of(facts)
     return _facts_of(value)
+
+
+def _lenient(raw: msgspec.Raw) -> Any:
+    """A result msgspec refused, read as every other path reads a line: a number beyond
+    a double's range (``1e400``) as infinity, a lone surrogate mended, so that one odd
+    field counts as absent and the others are kept (None: not JSON)."""
+    try:
+        return loads_payload(bytes(raw))
+    except ValueError:
+        return None
 
 
 def _said_of(facts: ResultFacts) -> Said:
@@ -380,9 +391,10 @@ def _facts_of(value: Any) -> Said:
     """The same from a parsed value (a field of another type counts as absent)."""
     if not isinstance(value, dict):
         return NOTHING_SAID
-    took = value.get("totalDurationMs")
-    number = isinstance(took, (int, float)) and not isinstance(took, bool) and took >= 0
-    took = took if number else None
+    said = value.get("totalDurationMs")
+    took: float | None = None
+    if isinstance(said, (int, float)) and not isinstance(said, bool) and 0 <= said < math.inf:
+        took = said  # (1e400 is read as infinity: no duration)
     return Said(
         value.get("interrupted") is True,
         str_or_none(value.get("agentId")),

@@ -163,6 +163,14 @@ def source_folders(b: ClaudeCodeBuilder) -> list[str]:
     )
 
 
+class Spawned(NamedTuple):
+    """The call in a subagent's file that started another subagent."""
+
+    call_id: str
+    description: str | None
+    took: float | None  # its writer's own duration (the call's ``totalDurationMs``)
+
+
 class FileRead(NamedTuple):
     """What a subagent file was found to hold."""
 
@@ -172,7 +180,7 @@ class FileRead(NamedTuple):
     damage: str | None  # its first damaged line (what its read left out)
     tail: str | None  # its crash tail
     outcome: Outcome  # what its turns say of its run (a launched call's state)
-    spawned: dict[str, tuple[str, str | None]]  # agents its calls started: call id, description
+    spawned: dict[str, Spawned]  # agents its calls started
 
 
 # Those by path. A live session keeps one, so that a snapshot reads again only the files
@@ -226,7 +234,7 @@ def attach(
 def _link_spawned(reads: list[tuple[Subagent, FileRead | None]]) -> None:
     """A subagent no call of the session's file names, started by another subagent (its
     call in that one's file): linked to that call."""
-    spawned: dict[str, tuple[str, str | None]] = {}
+    spawned: dict[str, Spawned] = {}
     for _sub, read in reads:
         if read is not None:
             spawned.update(read.spawned)
@@ -235,8 +243,9 @@ def _link_spawned(reads: list[tuple[Subagent, FileRead | None]]) -> None:
     for sub, _read in reads:
         call = spawned.get(sub.id) if sub.call_id is None and not sub.unnamed else None
         if call is not None:
-            sub.call_id = call[0]
-            sub.description = call[1] or sub.description
+            sub.call_id = call.call_id
+            sub.description = call.description or sub.description
+            sub.took = call.took
 
 
 # (agent, call id, description, the earlier session its call was copied from); agent
@@ -372,7 +381,7 @@ def _read(path: str, key: FileKey, cache: ReadCache | None) -> FileRead:
             damage_warning(read.warnings, read.lines),
             crash_tail(read.warnings, read.lines),
             background.outcome_of(read),
-            _spawned(builder),
+            _spawned(builder, read),
         )
         if cache is not None:
             cache[path] = known
@@ -489,14 +498,18 @@ def _owner(path: Path) -> str | None:
     return found.group(1).decode("utf-8", "replace") if found else None
 
 
-def _spawned(b: ClaudeCodeBuilder) -> dict[str, tuple[str, str | None]]:
-    """The agents a subagent's calls name (results, progress): its call id, description."""
-    out: dict[str, tuple[str, str | None]] = {}
-    calls = b.calls
+def _spawned(b: ClaudeCodeBuilder, read: Transcript) -> dict[str, Spawned]:
+    """The agents a subagent's calls name (results, progress): the call that started
+    each (``read``, what ``b`` made: its operations, whose durations are the calls')."""
+    out: dict[str, Spawned] = {}
+    calls, ops = b.calls, read.tool_operations
     for at, agent in b.named.update(b).items():
         args = calls.arguments(at)
         desc = args.get("description") if isinstance(args, dict) else None
-        out.setdefault(agent, (calls.id_of(at), desc if isinstance(desc, str) else None))
+        took = ops[at].duration if at < len(ops) else None
+        out.setdefault(
+            agent, Spawned(calls.id_of(at), desc if isinstance(desc, str) else None, took)
+        )
     return out
 
 
