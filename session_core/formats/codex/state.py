@@ -28,6 +28,7 @@ from .stamps import CodexFacts
 from .user_turns import View
 
 RESPONSE, COMPLETED, EVENT, NONE = 0, 1, 2, 3  # where the conversation is read from
+RUNLESS = -2  # (``unknown_at``'s turn: outside any run, the run an end event makes)
 # An item packed by span keeps no parts; at feed time all it needs of them is its folded
 # height, which a one-part item that is not text has whatever its text.
 _PACKED = [Part("other")]
@@ -71,10 +72,12 @@ class CodexState(RawColumnBuilder):
         self.open_run = -1
         # Lines outside any run (the file starts inside a turn, a resumed one): where
         # their ops begin, whether the model spoke there, their status-less calls it has
-        # not spoken after. A run its end event makes (``_end_run``) takes them.
+        # not spoken after, their responses' usage. A run its end event makes
+        # (``_end_run``) takes them.
         self.runless_from = 0
         self.runless_answered = False
         self.runless_waiting: list[int] = []
+        self.runless_usage = Usage()
         # The open run was started by a prompt, not a task_started (older writers wrote
         # none): whether its last response item is an assistant's message, and where.
         self.implicit = False
@@ -122,8 +125,9 @@ class CodexState(RawColumnBuilder):
         # A model request's usage that came before its output (older writers): the first
         # assistant item of the request takes it. Each request opens with a turn_context.
         self.early_usage: Usage | None = None
-        # The latest response whose usage is unknown: its item and turn (-1: none), which
-        # take its usage where a later total tells it (``TokenTally.gap_share``).
+        # The latest response whose usage is unknown: its item and turn (-1: none;
+        # ``RUNLESS``: the lines outside any run), which take its usage where a later
+        # total tells it (``TokenTally.gap_share``).
         self.unknown_at = (-1, -1)
 
     def _by_span(self) -> bool:
@@ -200,6 +204,10 @@ class CodexState(RawColumnBuilder):
         self.runless_from = len(self.op_run)
         self.runless_answered = False
         self.runless_waiting.clear()
+        self.runless_usage = Usage()  # (a new one: a run made took the last as its own)
+        item, index = self.unknown_at
+        if index == RUNLESS:  # (what comes of it later is no run's)
+            self.unknown_at = (item, -1)
 
     def _settle_source(self, best: int) -> None:
         """A better source of the conversation appeared: drop what the worse ones gave."""
