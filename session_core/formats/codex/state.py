@@ -11,6 +11,7 @@ and ``CodexBuilder`` (``builder``: feeding, events and the model).
 
 from __future__ import annotations
 
+import dataclasses
 from array import array
 from typing import Any, ClassVar
 
@@ -51,6 +52,9 @@ class CodexState(RawColumnBuilder):
         self.view_keys = array("q")  # their fingerprints, parallel to ``view``
         self.best = NONE
         self.tier_view: dict[int, list[Item]] = {COMPLETED: [], EVENT: []}
+        # How many of each view's items each run has (by its index): its ``items`` when
+        # that view is shown (response items count theirs in ``run.items`` as they come).
+        self.tier_items: dict[int, dict[int, int]] = {COMPLETED: {}, EVENT: {}}
         self.tier_ops: list[ToolOp] = []
         self.op_run = array("i")  # each op's run (index, -1: none; an int32, as OpColumn's)
         self.op_items = OpColumn(self.raw)  # every operation, packed (found by call id)
@@ -209,12 +213,34 @@ class CodexState(RawColumnBuilder):
         if index == RUNLESS:  # (what comes of it later is no run's)
             self.unknown_at = (item, -1)
 
+    def _shown(self, tier: int, item: Item) -> None:
+        """``item`` of the view from ``tier``'s lines (``item_completed`` ones, or older
+        events), counted in the open run's items there."""
+        self.tier_view[tier].append(item)
+        if self.open_run >= 0:
+            counts = self.tier_items[tier]
+            counts[self.open_run] = counts.get(self.open_run, 0) + 1
+
+    def _tier_runs(self, runs: list[Run]) -> list[Run]:
+        """``runs`` (a snapshot's) with the items the shown view has of each (copies where
+        that differs: a snapshot keeps an ended run as it was)."""
+        counts = self.tier_items.get(self.best)
+        if not counts:
+            return runs
+        return [
+            dataclasses.replace(run, items=counts[index])
+            if counts.get(index, run.items) != run.items
+            else run
+            for index, run in enumerate(runs)
+        ]
+
     def _settle_source(self, best: int) -> None:
         """A better source of the conversation appeared: drop what the worse ones gave."""
         self.best = best
         for tier in (COMPLETED, EVENT):
             if tier > best:
                 self.tier_view[tier] = []
+                self.tier_items[tier] = {}
         if best < COMPLETED:
             self.tier_ops = []
 
