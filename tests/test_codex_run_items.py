@@ -44,12 +44,15 @@ def _events(w: RolloutWriter, turn: str, prompt: str) -> None:
 
 
 def _shown(t: Transcript) -> list[int]:
-    """How many of the conversation's items are in each run (by its lines)."""
-    ends = [r.end_line or t.lines for r in t.runs]
-    return [
-        sum(1 for m in t.messages if r.line <= m.line <= end)
-        for r, end in zip(t.runs, ends, strict=True)
-    ]
+    """How many of the conversation's items are in each run (by its lines; one its end
+    event made: from the previous one's end)."""
+    out, before = [], 0
+    for run in t.runs:
+        end = run.end_line or t.lines
+        start = before + 1 if run.line == end else run.line
+        out.append(sum(1 for m in t.messages if start <= m.line <= end))
+        before = end
+    return out
 
 
 def _same_followed(path: Path) -> None:
@@ -90,3 +93,35 @@ def test_items_a_better_source_says_again_are_counted_once(tmp_path: Path) -> No
     t = opened(path)
     assert [r.items for r in t.runs] == [0, 2] == _shown(t)
     _same_followed(path)
+
+
+@pytest.mark.parametrize("completed", [False, True])
+def test_a_turn_the_file_starts_inside_counts_the_items_before_its_end(
+    tmp_path: Path, completed: bool
+) -> None:
+    """The run a turn's end event makes (no ``task_started``: a resumed turn) holds the
+    items shown since the previous run ended (it counted 0 though the conversation
+    showed its answer), as it holds their usage."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.150.0")
+    if completed:
+        w.item_completed({"type": "AgentMessage", "id": "a0", "text": "resumed answer"}, "t0")
+    else:
+        w.message("assistant", "resumed answer")
+        w.message("assistant", "and more")
+    w.task_complete("t0")
+    (_completed if completed else _events_as_responses)(w, "t1", "next")
+    path = Path(w.path)
+    for alive in (False, None):
+        t = opened(path, alive)
+        items = [r.items for r in t.runs]
+        assert items == _shown(t) and items[0] == (1 if completed else 2)
+        assert sum(items) == len(t.messages)
+    _same_followed(path)
+
+
+def _events_as_responses(w: RolloutWriter, turn: str, prompt: str) -> None:
+    w.task_started(turn)
+    w.message("user", prompt)
+    w.message("assistant", "ok")
+    w.task_complete(turn)

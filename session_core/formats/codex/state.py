@@ -82,6 +82,7 @@ class CodexState(RawColumnBuilder):
         self.runless_answered = False
         self.runless_waiting: list[int] = []
         self.runless_usage = Usage()
+        self.runless_items = 0  # (response items; each view's under ``RUNLESS``)
         # The open run was started by a prompt, not a task_started (older writers wrote
         # none): whether its last response item is an assistant's message, and where.
         self.implicit = False
@@ -209,6 +210,9 @@ class CodexState(RawColumnBuilder):
         self.runless_answered = False
         self.runless_waiting.clear()
         self.runless_usage = Usage()  # (a new one: a run made took the last as its own)
+        self.runless_items = 0
+        for counts in self.tier_items.values():
+            counts.pop(RUNLESS, None)
         item, index = self.unknown_at
         if index == RUNLESS:  # (what comes of it later is no run's)
             self.unknown_at = (item, -1)
@@ -217,9 +221,8 @@ class CodexState(RawColumnBuilder):
         """``item`` of the view from ``tier``'s lines (``item_completed`` ones, or older
         events), counted in the open run's items there."""
         self.tier_view[tier].append(item)
-        if self.open_run >= 0:
-            counts = self.tier_items[tier]
-            counts[self.open_run] = counts.get(self.open_run, 0) + 1
+        counts, at = self.tier_items[tier], self.open_run if self.open_run >= 0 else RUNLESS
+        counts[at] = counts.get(at, 0) + 1
 
     def _tier_runs(self, runs: list[Run]) -> list[Run]:
         """``runs`` (a snapshot's) with the items the shown view has of each (copies where

@@ -152,6 +152,10 @@ class CodexTurns(CodexState):
             usage = self.runless_usage
             self.runs.append(Run(id=turn or f"L{line}", state="running", line=line, usage=usage))
             self.runs[index].answered = self.runless_answered
+            self.runs[index].items = self.runless_items  # (the items shown before its end)
+            for counts in self.tier_items.values():
+                if RUNLESS in counts:
+                    counts[index] = counts.pop(RUNLESS)
             if self.unknown_at[1] == RUNLESS:
                 self.unknown_at = (self.unknown_at[0], index)
             for at in range(self.runless_from, len(self.op_run)):
