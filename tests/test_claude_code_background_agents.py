@@ -132,6 +132,23 @@ def test_a_launched_call_whose_agents_file_is_missing_is_not_completed(tmp_path:
     assert op_of(b.transcript(None), "toolu_bg").state == "outcome-unknown"
 
 
+def test_a_launched_workflow_with_no_agent_files_claims_no_duration(tmp_path: Path) -> None:
+    """(review 2, finding 8) A Workflow call only launched, its run's folder not there:
+    its outcome is unknown, and so is how long it ran (its launch result's own
+    ``totalDurationMs`` is no run of its agents': it was shown as the call's)."""
+    session = workflow_session(tmp_path)
+    text_ = session.read_text()
+    marked = text_.replace('"runId": "wf_xyz"', '"runId": "wf_xyz", "totalDurationMs": 5000')
+    assert marked != text_
+    session.write_text(marked)
+    for agent in ("aone1", "atwo2"):
+        (folder_of(str(session)) / "workflows" / "wf_xyz" / f"agent-{agent}.jsonl").unlink()
+    t = opened(session)
+    op = op_of(t, "toolu_wf")
+    assert (op.state, op.duration) == ("outcome-unknown", None)
+    assert op_of(FMT.fed(str(session)).transcript(None), "toolu_wf").duration is None
+
+
 def test_a_missing_subagent_file_marks_the_total_partial(tmp_path: Path) -> None:
     t = opened(background_session(tmp_path, finished=True, file=False))
     out = t.to_json()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -10,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from rich.cells import cell_len
-from rich.console import Console
 from rich.text import Text
 
 from session_core.fold import fold, holds
@@ -19,6 +17,7 @@ from session_core.text import cost_text, count, duration_text, name_line, size_t
 from session_core.times import epoch
 
 from .browser_copies import copies_counted
+from .browser_fitted import broken, cut_to, wrapped_lines
 from .safe import fit_path, inert, one_line
 
 # The agent / model column: 18 cells (at 80 columns, and up to where the session column
@@ -417,10 +416,10 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
     if family:
         second.append("".join(f" · {fact}" for fact in family), style="dim")
     hint = Text("   enter opens it, escape comes back", style="dim", end="")
-    if width <= 0 or _wrapped(second + hint, width) <= DETAIL_LINES - 1:
+    if width <= 0 or wrapped_lines(second + hint, width) <= DETAIL_LINES - 1:
         second.append_text(hint)  # (the first to go: the keys' help says it too)
-    elif _wrapped(second, width) > DETAIL_LINES - 1:
-        second = _cut_to(second, width, DETAIL_LINES - 1)
+    elif wrapped_lines(second, width) > DETAIL_LINES - 1:
+        second = cut_to(second, width, DETAIL_LINES - 1)
     if width > 0:
         first.truncate(width, overflow="ellipsis")
     joined = Text("\n").join([first, second])
@@ -431,25 +430,6 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
 # The detail's most lines (its style's ``max-height``): its path's, and its why wrapped.
 DETAIL_LINES = 6
 
-
-def _wrapped(text: Text, width: int) -> int:
-    """How many lines ``text`` takes wrapped between words to ``width`` cells."""
-    return len(text.wrap(_MEASURE, width, overflow="fold"))
-
-
-def _cut_to(text: Text, width: int, most: int) -> Text:
-    """``text`` wrapped, its lines past ``most`` dropped and the last ending in ``…``."""
-    kept = Text("\n", end="").join(text.wrap(_MEASURE, width, overflow="fold")[:most])
-    lines = kept.split("\n")
-    last = lines[-1]
-    last.truncate(width - 1)
-    last.append("…")
-    out = Text("\n", end="").join(lines)
-    out.no_wrap = True
-    return out
-
-
-_MEASURE = Console(width=1_000, file=io.StringIO(), color_system=None, legacy_windows=False)
 
 _N = TypeVar("_N", int, float)
 
@@ -540,37 +520,9 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
     for index, words in enumerate(said):
         shut = ")" if index == len(said) - 1 else ","
         facts.append(("  (" if index == 0 else " ", Text(words + shut, style="dim", end="")))
-    return _broken(facts, width, TOTALS_LINES)
+    return broken(facts, width, TOTALS_LINES)
 
 
 # The footer's most lines (its style's ``max-height``): its facts are fitted to them,
 # whole facts dropped past them (an ellipsis said), never a line cut off unseen.
 TOTALS_LINES = 4
-MORE = Text("…", style="dim", end="")
-
-
-def _broken(facts: list[tuple[str, Text]], width: int, most: int = 0) -> Text:
-    """Each fact after its separator, on a new line where it would not fit on the last
-    (the separator then dropped, but for an opening bracket): never cut inside a fact but
-    where one is wider than a line alone. Within ``most`` lines (0: any): the facts that
-    would go past them dropped, whole, for a last ``…``."""
-    out, lines = _laid(facts, width)
-    kept = len(facts)
-    while most and width and lines > most and kept > 1:
-        kept -= 1
-        out, lines = _laid([*facts[:kept], (" ", MORE)], width)
-    return out
-
-
-def _laid(facts: list[tuple[str, Text]], width: int) -> tuple[Text, int]:
-    """``_broken``'s text, and how many lines it takes."""
-    out = Text(no_wrap=True, overflow="ellipsis", end="")
-    line, lines = 0, 1  # (cells on the last line)
-    for sep, fact in facts:
-        if width and line and line + cell_len(sep) + fact.cell_len > width:
-            out.append("\n")
-            sep, line, lines = sep.strip(" │"), 0, lines + 1
-        out.append(sep, style="dim" if sep.strip() else "")
-        out.append_text(fact)
-        line += cell_len(sep) + fact.cell_len
-    return out, lines

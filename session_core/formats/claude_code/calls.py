@@ -39,10 +39,16 @@ if TYPE_CHECKING:
 SIDE, ERROR, INTERRUPTED, NO_TS, PASSED, LAUNCHED = 1, 2, 4, 8, 16, 32
 
 
+def only_launched(flags: int) -> bool:
+    """A call whose result only launched it (not cut off, no error): its outcome, and how
+    long it ran, are its subagent's file's to say."""
+    return bool(flags & LAUNCHED) and not flags & (PASSED | ERROR | INTERRUPTED)
+
+
 def state_of_flags(flags: int) -> OpState:
     """The state of a call no later line changes (answered, or passed) by its flags."""
     passed = bool(flags & PASSED)
-    if flags & LAUNCHED and not flags & (PASSED | ERROR | INTERRUPTED):
+    if only_launched(flags):
         return "outcome-unknown"  # (until its subagent's file is read)
     return classify_op(
         has_result=not passed,
@@ -148,11 +154,15 @@ class CallColumn:
 
     def took_of(self, at: int, started: str | None, ended: str | None) -> float | None:
         """How long the call took: its subagent's own run time where its result says it,
-        none where it was only launched (not finished then), else from call to result."""
+        none where it was only launched (not finished then: a launch result's own
+        ``totalDurationMs`` is no run of its subagent's), else from call to result."""
+        flags = self.flags[at]
+        if only_launched(flags):
+            return None
         took = self.took.get(at)
         if took is not None:
             return took
-        return None if self.flags[at] & LAUNCHED else seconds_between(started, ended)
+        return None if flags & LAUNCHED else seconds_between(started, ended)
 
     def add(
         self,

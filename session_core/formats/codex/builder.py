@@ -417,7 +417,7 @@ class CodexBuilder(CodexRewrites):
         part = Part("reasoning" if thought else "text", text)
         if self.best >= EVENT:
             self.best = EVENT
-            self.tier_view[EVENT].append(Item(f"L{line}", role, [part], line, ts=ts))
+            self._shown(EVENT, Item(f"L{line}", role, [part], line, ts=ts))
             self.lazy([part])  # kept in that view: its long text stays in the file
         self._add([part], line, role, "event", ts)
 
@@ -446,7 +446,7 @@ class CodexBuilder(CodexRewrites):
                 self._prompt("\n".join(p.text for p in conversation.parts if p.kind == "text"))
             if self.best >= COMPLETED:
                 self._settle_source(COMPLETED)
-                self.tier_view[COMPLETED].append(conversation)
+                self._shown(COMPLETED, conversation)
             return conversation
         run = self._run()
         tool = completed_tool(item, item_id, line, ts, run.id if run is not None else None)
@@ -459,13 +459,9 @@ class CodexBuilder(CodexRewrites):
             # Sent as a call and its answer, as response items say the same: two messages.
             call = [p for p in shown.parts if p.kind != "tool-result"]
             answer = [p for p in shown.parts if p.kind == "tool-result"]
-            self.tier_view[COMPLETED].append(
-                Item(shown.id, "assistant", call, line, ts=ts, model=self.model)
-            )
+            self._shown(COMPLETED, Item(shown.id, "assistant", call, line, ts=ts, model=self.model))
             if answer:
-                self.tier_view[COMPLETED].append(
-                    Item(f"{shown.id}.result", "tool", answer, line, ts=ts)
-                )
+                self._shown(COMPLETED, Item(f"{shown.id}.result", "tool", answer, line, ts=ts))
             self.tier_ops.append(op)
         return shown
 
@@ -539,6 +535,7 @@ class CodexBuilder(CodexRewrites):
             ops = CodexOps(column, len(column), states)
         else:
             messages = list(self.tier_view[self.best])
+            runs = self._tier_runs(runs)
             ops = list(self.tier_ops)
         tally = self.tally
         meta = dict(self.meta)

@@ -244,6 +244,8 @@ class CodexResponses(CodexCalls):
                 self.implicit_last = (line, ts)
             if kind == "message" and role == "user" and run.prompt is None:
                 run.prompt = prompt_of(parts)
+        else:  # (the run an end event makes takes it)
+            self.runless_items += 1
         return index
 
 

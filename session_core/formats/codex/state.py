@@ -11,6 +11,7 @@ and ``CodexBuilder`` (``builder``: feeding, events and the model).
 
 from __future__ import annotations
 
+import dataclasses
 from array import array
 from typing import Any, ClassVar
 
@@ -28,6 +29,7 @@ from .stamps import CodexFacts
 from .user_turns import View
 
 RESPONSE, COMPLETED, EVENT, NONE = 0, 1, 2, 3  # where the conversation is read from
+RUNLESS = -2  # (``unknown_at``'s turn: outside any run, the run an end event makes)
 # An item packed by span keeps no parts; at feed time all it needs of them is its folded
 # height, which a one-part item that is not text has whatever its text.
 _PACKED = [Part("other")]
@@ -50,6 +52,9 @@ class CodexState(RawColumnBuilder):
         self.view_keys = array("q")  # their fingerprints, parallel to ``view``
         self.best = NONE
         self.tier_view: dict[int, list[Item]] = {COMPLETED: [], EVENT: []}
+        # How many of each view's items each run has (by its index): its ``items`` when
+        # that view is shown (response items count theirs in ``run.items`` as they come).
+        self.tier_items: dict[int, dict[int, int]] = {COMPLETED: {}, EVENT: {}}
         self.tier_ops: list[ToolOp] = []
         self.op_run = array("i")  # each op's run (index, -1: none; an int32, as OpColumn's)
         self.op_items = OpColumn(self.raw)  # every operation, packed (found by call id)
@@ -71,10 +76,13 @@ class CodexState(RawColumnBuilder):
         self.open_run = -1
         # Lines outside any run (the file starts inside a turn, a resumed one): where
         # their ops begin, whether the model spoke there, their status-less calls it has
-        # not spoken after. A run its end event makes (``_end_run``) takes them.
+        # not spoken after, their responses' usage. A run its end event makes
+        # (``_end_run``) takes them.
         self.runless_from = 0
         self.runless_answered = False
         self.runless_waiting: list[int] = []
+        self.runless_usage = Usage()
+        self.runless_items = 0  # (response items; each view's under ``RUNLESS``)
         # The open run was started by a prompt, not a task_started (older writers wrote
         # none): whether its last response item is an assistant's message, and where.
         self.implicit = False
@@ -122,8 +130,9 @@ class CodexState(RawColumnBuilder):
         # A model request's usage that came before its output (older writers): the first
         # assistant item of the request takes it. Each request opens with a turn_context.
         self.early_usage: Usage | None = None
-        # The latest response whose usage is unknown: its item and turn (-1: none), which
-        # take its usage where a later total tells it (``TokenTally.gap_share``).
+        # The latest response whose usage is unknown: its item and turn (-1: none;
+        # ``RUNLESS``: the lines outside any run), which take its usage where a later
+        # total tells it (``TokenTally.gap_share``).
         self.unknown_at = (-1, -1)
 
     def _by_span(self) -> bool:
@@ -200,6 +209,33 @@ class CodexState(RawColumnBuilder):
         self.runless_from = len(self.op_run)
         self.runless_answered = False
         self.runless_waiting.clear()
+        self.runless_usage = Usage()  # (a new one: a run made took the last as its own)
+        self.runless_items = 0
+        for counts in self.tier_items.values():
+            counts.pop(RUNLESS, None)
+        item, index = self.unknown_at
+        if index == RUNLESS:  # (what comes of it later is no run's)
+            self.unknown_at = (item, -1)
+
+    def _shown(self, tier: int, item: Item) -> None:
+        """``item`` of the view from ``tier``'s lines (``item_completed`` ones, or older
+        events), counted in the open run's items there."""
+        self.tier_view[tier].append(item)
+        counts, at = self.tier_items[tier], self.open_run if self.open_run >= 0 else RUNLESS
+        counts[at] = counts.get(at, 0) + 1
+
+    def _tier_runs(self, runs: list[Run]) -> list[Run]:
+        """``runs`` (a snapshot's) with the items the shown view has of each (copies where
+        that differs: a snapshot keeps an ended run as it was)."""
+        counts = self.tier_items.get(self.best)
+        if not counts:
+            return runs
+        return [
+            dataclasses.replace(run, items=counts[index])
+            if counts.get(index, run.items) != run.items
+            else run
+            for index, run in enumerate(runs)
+        ]
 
     def _settle_source(self, best: int) -> None:
         """A better source of the conversation appeared: drop what the worse ones gave."""
@@ -207,6 +243,7 @@ class CodexState(RawColumnBuilder):
         for tier in (COMPLETED, EVENT):
             if tier > best:
                 self.tier_view[tier] = []
+                self.tier_items[tier] = {}
         if best < COMPLETED:
             self.tier_ops = []
 

@@ -17,7 +17,7 @@ from ...parts import Part
 from . import lines
 from . import usage as tokens
 from .context import changed, context_key, run_context, turn_id_and_model
-from .state import _PACKED, CodexState
+from .state import _PACKED, RUNLESS, CodexState
 from .tools import compact
 
 # The fixed texts of token counts, one list shared by every item that says them.
@@ -148,8 +148,16 @@ class CodexTurns(CodexState):
         made = index < 0
         if made:  # the file starts inside a turn (a resumed one): its lines are the run's
             index = len(self.runs)
-            self.runs.append(Run(id=turn or f"L{line}", state="running", line=line))
+            # (its usage: the reports since the previous run ended, counted in no run)
+            usage = self.runless_usage
+            self.runs.append(Run(id=turn or f"L{line}", state="running", line=line, usage=usage))
             self.runs[index].answered = self.runless_answered
+            self.runs[index].items = self.runless_items  # (the items shown before its end)
+            for counts in self.tier_items.values():
+                if RUNLESS in counts:
+                    counts[index] = counts.pop(RUNLESS)
+            if self.unknown_at[1] == RUNLESS:
+                self.unknown_at = (self.unknown_at[0], index)
             for at in range(self.runless_from, len(self.op_run)):
                 if at in self.unstated:  # (settled as the run's, below or when shown)
                     self.op_run[at] = index
@@ -308,6 +316,7 @@ class CodexTurns(CodexState):
         session's total leaves it out; a turn before this one is the parent's copy."""
         self.tally.fork_began = False
         self.response_usage.clear()
+        self.runless_usage = Usage()
         for index, run in enumerate(self.runs):  # (copies: a snapshot keeps the old ones)
             copied = run.copied or index != self.open_run
             self.runs[index] = dataclasses.replace(run, usage=Usage(), copied=copied)
@@ -321,7 +330,9 @@ class CodexTurns(CodexState):
         self.unknown_at = (-1, -1)
         if item >= 0:
             self.response_usage.set(item, usage)
-        if index >= 0:
+        if index == RUNLESS:
+            self.runless_usage.add(dataclasses.replace(usage, responses=0))
+        elif index >= 0:
             run = self.runs[index]
             total = Usage.total([run.usage])
             total.add(dataclasses.replace(usage, responses=0))  # (counted already)
@@ -343,8 +354,11 @@ class CodexTurns(CodexState):
                 run.usage.add(usage)
                 if self.implicit:  # its answer's usage is the prompted run's too
                     self.implicit_last = (line, ts)
+            else:  # the run an end event makes takes it
+                self.runless_usage.add(usage)
             if not usage.reported:
-                self.unknown_at = (self.last_response, self.open_run)
+                at = self.open_run if run is not None else RUNLESS
+                self.unknown_at = (self.last_response, at)
             if self.last_response >= 0:
                 self.response_usage.set(self.last_response, usage)
                 self.last_response = -1
