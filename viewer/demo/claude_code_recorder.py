@@ -231,7 +231,7 @@ class ClaudeCodeRecorder(Recorder):
     def tool_dispatched(self, call: ToolCall, run_id: str, round: int) -> str:
         for use in self.uses.get(call.id, []):
             self.running.append(use)
-            use.extra["started"] = time.monotonic()
+            use.extra["started"] = self.utc_now().timestamp()  # (the lines' clock)
             if use.name == "Task":
                 self.subagent = Subagent(self, use)
                 self.subagent.start()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from typing import TYPE_CHECKING, Any
 
 from .claude_code_tools import EXPLORE_PROMPT, EXPLORE_REPORT, MODEL, Lines, Use
@@ -130,7 +129,8 @@ class Subagent:
         )
         self._assistant({"type": "text", "text": EXPLORE_REPORT}, 10_412, 142)
         self.out.close()
-        ms = round((time.monotonic() - float(self.use.extra["started"])) * 1000)
+        # (its own run time by the clock its lines are stamped with, as Claude Code says it)
+        ms = round((self.p.utc_now().timestamp() - float(self.use.extra["started"])) * 1000)
         detail = {
             "status": "completed",
             "prompt": EXPLORE_PROMPT,
