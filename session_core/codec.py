@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import hashlib
+import json
 import math
 import uuid
 from datetime import UTC, datetime
@@ -15,10 +17,43 @@ import orjson
 _LINE_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 _CANON_OPTS = orjson.OPT_SORT_KEYS
 
+# Unicode's White_Space: what the reference's ``.trim`` takes off (Python's ``str.strip``
+# takes U+001C-U+001F too, which are not white space to Unicode nor to JSON).
+WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
 
 def dump_line(envelope: dict[str, Any]) -> bytes:
     """One envelope as its line: sorted keys, compact, UTF-8, one ``\\n``."""
-    return orjson.dumps(envelope, option=_LINE_OPTS)
+    try:
+        return orjson.dumps(envelope, option=_LINE_OPTS)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_exact_big_ints(envelope), option=_LINE_OPTS)
+
+
+def _exact_big_ints(value: Any) -> Any:
+    """``value`` with every integer orjson cannot write (beyond 64 bits) as its digits,
+    which the reference's JSON::Fast writes (a Raku Int has no bound). Only on the
+    path where orjson refused, so the common write pays nothing."""
+    if isinstance(value, int) and not -(1 << 63) <= value < 1 << 64:
+        return orjson.Fragment(str(int(value)))
+    if isinstance(value, dict):
+        return {key: _exact_big_ints(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_exact_big_ints(item) for item in value]
+    return value
+
+
+def _has_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_float(item) for item in value)
+    return False
 
 
 def not_finite(value: Any, line: bytes | None = None) -> str | None:
@@ -68,7 +103,11 @@ def _written_fields(instance: Any) -> list[tuple[str, Any]]:
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, no whitespace, non-ASCII as is. Unknown objects are stringified."""
-    return orjson.dumps(value, option=_CANON_OPTS, default=str).decode("utf-8")
+    try:
+        return orjson.dumps(value, option=_CANON_OPTS, default=str).decode("utf-8")
+    except orjson.JSONEncodeError:
+        exact = _exact_big_ints(value)
+        return orjson.dumps(exact, option=_CANON_OPTS, default=str).decode("utf-8")
 
 
 def data_digest(value: Any) -> str:
@@ -83,13 +122,18 @@ def canonical_arguments(arguments: Any) -> str:
     if isinstance(arguments, dict | list | tuple):
         return canonical_json(arguments)
     text = str(arguments)
-    trimmed = text.strip()
+    trimmed = text.strip(WHITE_SPACE)
     if not trimmed.startswith(("{", "[")):
         return text
     try:
-        return canonical_json(orjson.loads(trimmed))
+        parsed = orjson.loads(trimmed)
     except orjson.JSONDecodeError:
         return text
+    if _has_float(parsed):
+        # orjson reads an integer beyond 64 bits as a float; JSON::Fast keeps it whole.
+        with contextlib.suppress(ValueError):
+            parsed = json.loads(trimmed)
+    return canonical_json(parsed)
 
 
 def arguments_digest(arguments: Any) -> str:

@@ -14,6 +14,7 @@ import orjson
 
 from . import gc_pause, indexing
 from .block_replay import BlockPass, pieces
+from .codec import WHITE_SPACE
 from .errors import InvalidLineError, ReplayError, TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .line_warnings import too_deep
@@ -86,10 +87,6 @@ def opened_as(descriptor: int, path: str | os.PathLike[str]) -> bool:
 
 # Unicode's White_Space: what the reference's ``.trim`` takes off (Python's ``str.strip``
 # would take U+001C-U+001F too).
-WHITE_SPACE = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 
 
 def is_blank(raw: bytes) -> bool:

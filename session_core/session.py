@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 
 import orjson
 
-from .codec import dump_line, new_id, not_finite, now_ts
+from .codec import WHITE_SPACE, dump_line, new_id, not_finite, now_ts
 from .errors import (
     RefusedAppendError,
     ReplayError,
@@ -405,9 +405,9 @@ class Session:
         facts: Iterable[Sequence[Any]] = (),
         sections: Iterable[Mapping[str, Any]] = (),
     ) -> str:
-        if not isinstance(run_id, str) or not run_id.strip():
+        if not isinstance(run_id, str) or not run_id.strip(WHITE_SPACE):
             raise RefusedAppendError("a run context needs a run-id", path=self._path)
-        if not isinstance(digest, str) or not digest.strip():
+        if not isinstance(digest, str) or not digest.strip(WHITE_SPACE):
             raise RefusedAppendError("a run context needs a digest", path=self._path)
         for name, listed in (("facts", facts), ("sections", sections)):
             self._need(
@@ -431,7 +431,9 @@ class Session:
                 )
             for key in ("name", "digest", "rendered"):
                 value = section.get(key)
-                if not isinstance(value, str) or (key != "rendered" and not value.strip()):
+                if not isinstance(value, str) or (
+                    key != "rendered" and not value.strip(WHITE_SPACE)
+                ):
                     raise RefusedAppendError(f"section {index} has no {key}", path=self._path)
             records.append(section)
         eid = new_id()
@@ -456,7 +458,7 @@ class Session:
             return self._append("run-context", payload, eid)
 
     def append_event(self, type: str, payload: Mapping[str, Any] | None = None) -> str:
-        if not isinstance(type, str) or not type.strip():
+        if not isinstance(type, str) or not type.strip(WHITE_SPACE):
             raise RefusedAppendError("an event needs a type", path=self._path)
         if type in KNOWN_TYPES:
             raise RefusedAppendError(

@@ -178,8 +178,8 @@ def blank_file(where: str) -> bool:
     takes it (read until it does not; a compressed one, once unpacked)?"""
     import codecs
 
+    from .codec import WHITE_SPACE
     from .compressed import open_maybe_compressed
-    from .reader import WHITE_SPACE
 
     text = codecs.getincrementaldecoder("utf-8")()  # (a character cut between blocks)
     try:
