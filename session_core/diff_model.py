@@ -255,14 +255,15 @@ def item_said(item: Item, words: RowWords | None = None) -> str:
     (None: as written): its text as shown (``shown_text``: a Claude Code command as
     typed), past its format's fixed openings (``gist``); where its text is blank (a
     response that opens with blank lines, then thinks and calls), its first tool call as
-    the conversation names it (``→ Bash bd ready``: a call, not something it said), else
+    the conversation names it (``→ Bash bd ready``: a call, not something it said; a
+    call a server ran as well, ``Part.is_call``), else
     its first other part that says something (``← result …``, ``[reasoning] …``);
     nothing: empty."""
     text = (item.text if words is None else shown_text(item, words.readable)).strip()
     if text:
         return gist(text, item.kind, words.openings) if words else text
     for part in item.parts:
-        if part.kind == "tool-call":
+        if part.is_call:  # (a server's call too: ``→ web_search …``, not its input's JSON)
             return call_said(part)
     for part in item.parts:
         said = _part_said(part)

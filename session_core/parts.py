@@ -45,6 +45,17 @@ class Part:
         """The text's length in characters (known without reading a lazy part's text)."""
         return len(self.text)
 
+    @property
+    def is_call(self) -> bool:
+        """A tool call: a ``tool-call`` part, or a call a server ran, kept as an ``other``
+        part in its place among a response's blocks with its id, tool and input as its
+        data (Claude Code's ``server_tool_use``; its result, named by the same id, has no
+        input)."""
+        kind = self.kind
+        return kind == "tool-call" or (
+            kind == "other" and self.call_id is not None and self.data is not None
+        )
+
     def row_head(self) -> tuple[str, bool]:
         """What one row says of it, and whether more of its text follows: its first lines
         (``preview``), the same whether its text is held or stays in the file (a plain

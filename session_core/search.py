@@ -42,7 +42,17 @@ def args_preview(value: Any) -> str:
 
 
 # The keys a call's main argument is under, by preference: shown first, the rest after it.
-PRIMARY_ARGUMENTS = ("command", "cmd", "file_path", "pattern", "query", "url", "path", "prompt")
+PRIMARY_ARGUMENTS = (
+    "command",
+    "cmd",
+    "file_path",
+    "pattern",
+    "query",
+    "url",
+    "path",
+    "prompt",
+    "revised_prompt",  # (an image generation's: the prompt it drew, as the model reworded it)
+)
 PARSED_ARGUMENTS = 1 << 16  # arguments written as a JSON string are read up to this long
 
 

@@ -209,3 +209,19 @@ def test_an_export_counts_a_web_search_shown_in_its_place(tmp_path: Path) -> Non
     assert "| completed | web\\_search | srvtoolu\\_01 | line 3 | 1.0s |" in md
     html = export(path, "html")
     assert "does not hold" not in html and "srvtoolu_01" in html
+
+
+def test_a_response_that_only_searched_the_web_reads_as_its_call_in_the_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A response of a web search alone (its call and its result, no text) was said on
+    ``diff``'s row (and the Diff tab's) as its input's JSON, ``{"query":…}``: it reads as
+    its call, as a ``tool_use`` call does (``→ web_search python 3.13 …``, inert)."""
+    w = CCWriter(version="2.0.50")
+    w.user("what is new in python?")
+    w.assistant("m1", [SEARCH, FOUND], usage=usage(10, 30), stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    rows = run_cli(capsys, "diff", str(path))[1].splitlines()
+    said = {row[7:13].strip(): row[24:] for row in rows if row.startswith("= line")}
+    assert said["2"] == "→ web_search python 3.13 ␛[31mred", rows
+    assert not any('{"query"' in row for row in rows)

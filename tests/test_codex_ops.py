@@ -11,6 +11,9 @@ from codex_helpers import CODEX, day_dir, opened, ops_by_call
 from codex_writer import SESSION, RolloutWriter, subagent
 from helpers import follow_into
 
+from session_core.diff_model import model_diff
+from session_core.search import op_arguments
+
 # -- tool operations -------------------------------------------------------------------
 
 
@@ -107,7 +110,9 @@ def test_tool_search_and_image_generation_are_tool_operations(tmp_path: Path) ->
     found = {"type": "tool_search_output", "call_id": "s1", "status": "completed"}
     w.write("response_item", {**found, "execution": "local", "tools": tools})
     image = {"type": "image_generation_call", "id": "ig_1", "status": "completed"}
-    w.write("response_item", {**image, "revised_prompt": "a red fox", "result": "iVBOR" * 1000})
+    w.write(
+        "response_item", {**image, "revised_prompt": "a red fox", "result": "iVBORw0KGgo" * 500}
+    )
     w.write(
         "response_item",
         {
@@ -128,6 +133,14 @@ def test_tool_search_and_image_generation_are_tool_operations(tmp_path: Path) ->
         call.parts[0].text == "a red fox"
         and "iVBOR" not in orjson.dumps(call.parts[0].data).decode()
     )
+    # it reads as the prompt it drew and the image it made, never the image's bytes
+    # (nor its id and status as JSON: its call id and state say them)
+    assert ops["ig_1"].arguments == {"revised_prompt": "a red fox"}
+    assert op_arguments(ops["ig_1"].arguments) == "a red fox"
+    assert ops["ig_1"].result == "[image image/png]" and ops["ig_1"].result_line == 5
+    row = next(r for r in "".join(model_diff(t)).splitlines() if r.startswith("= line      5"))
+    assert row.endswith("assistant → image_generation a red fox")
+    assert "iVBOR" not in orjson.dumps(t.to_json()).decode()
     [output] = [m for m in t.messages if m.role == "tool" and m.parts[0].call_id == "s9"]
     assert output.parts[0].text == "a.txt\n"
 

@@ -146,8 +146,11 @@ async def test_the_browsers_palette_has_its_keys(tmp_path: Path) -> None:
         assert "Only the crashed files" not in file_commands and "Show runs" in file_commands
 
 
-async def test_no_command_writes_a_screenshot(tmp_path: Path) -> None:
-    # Textual's "Screenshot" wrote an SVG to ~/Downloads: only demo and export write files
+async def test_the_palette_offers_no_screenshot_and_no_maximize(tmp_path: Path) -> None:
+    """Of Textual's own commands, on a transcript and on a folder's browser: no
+    "Screenshot" (it wrote an SVG to ~/Downloads: only demo and export write files), no
+    "Maximize" / "Minimize" (Maximize hid the header, tabs and footer: nothing said
+    escape leaves it); its others stay."""
     path = tmp_path / "t.jsonl"
     write_story(path)
     for where in (path, tmp_path):
@@ -155,21 +158,8 @@ async def test_no_command_writes_a_screenshot(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause(0.3)
             titles = {c.title for c in app.get_system_commands(app.screen)}
-            assert "Screenshot" not in titles
-            assert "Quit" in titles and "Keys" in titles  # (Textual's others stay)
-
-
-async def test_the_palette_offers_no_maximize(tmp_path: Path) -> None:
-    # Textual's "Maximize" hid the header, tabs and footer: nothing said escape leaves it
-    path = tmp_path / "t.jsonl"
-    write_story(path)
-    for where in (path, tmp_path):
-        app = TailscopeApp(where)
-        async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause(0.3)
-            titles = {c.title for c in app.get_system_commands(app.screen)}
-            assert not titles & {"Maximize", "Minimize"}
-            assert "Keys" in titles
+            assert not titles & {"Screenshot", "Maximize", "Minimize"}, where
+            assert {"Quit", "Keys"} <= titles, where
 
 
 async def test_a_key_refused_by_its_actions_name_is_the_next_bindings(tmp_path: Path) -> None:

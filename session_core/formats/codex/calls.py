@@ -61,6 +61,15 @@ class CodexCalls(CodexTurns):
                 if open_run < 0:
                     self.runless_waiting.append(at)
 
+    def _carried(self, call_id: str, result: str, line: int) -> None:
+        """A call that carries its result (an image generation's image, as ``result``
+        says it): its operation's result, from its own line (its state is its status's)."""
+        at = self.op_items.find(call_id)
+        if at is not None:
+            op = self.op_items.kept(at)
+            op.result = result
+            op.result_line = line
+
     def _output(
         self,
         call_id: str | None,

@@ -16,6 +16,7 @@ from .tools import (
     Outcome,
     compact,
     decode_output,
+    generated_image,
     image_text,
     parse_arguments,
     shown_arguments,
@@ -192,9 +193,10 @@ def call_arguments(payload: dict[str, Any]) -> tuple[Any, str]:
         value = payload.get("arguments")
         query = value.get("query") if isinstance(value, dict) else None
         return value, query if isinstance(query, str) else compact(value)
-    if kind == "image_generation_call":  # its image (``result``, base64) is left out
+    if kind == "image_generation_call":  # what it was asked: its image (base64) left out,
+        # its id and status (its operation's call id and state) too
         prompt = payload.get("revised_prompt")
-        value = {k: v for k, v in payload.items() if k not in ("result", "type")}
+        value = {k: v for k, v in payload.items() if k not in _IMAGE_CALL_OWN}
         return value, prompt if isinstance(prompt, str) else compact(value)
     if kind in ("local_shell_call", "web_search_call"):
         action = payload.get("action")
@@ -207,6 +209,18 @@ def call_arguments(payload: dict[str, Any]) -> tuple[Any, str]:
     raw = payload.get("arguments")
     parsed = parse_arguments(raw)
     return parsed, shown_arguments(name, raw, parsed)
+
+
+_IMAGE_CALL_OWN = ("result", "type", "id", "status")
+
+
+def carried_result(payload: dict[str, Any]) -> str | None:
+    """What a call that carries its own result says of it (an ``image_generation_call``'s
+    image, base64: ``[image image/png]``, never its bytes); None: it carries none."""
+    if payload.get("type") != "image_generation_call":
+        return None
+    result = payload.get("result")
+    return generated_image(result) if isinstance(result, str) and result else None
 
 
 def searched(action: dict[str, Any]) -> str | None:
@@ -350,6 +364,7 @@ __all__ = [
     "call_key",
     "call_name",
     "call_name_of",
+    "carried_result",
     "completed_item",
     "content_parts",
     "field",

@@ -21,6 +21,7 @@ from .items import (
     call_id_from,
     call_key,
     call_name_of,
+    carried_result,
     fingerprint,
     message_key,
     output_of,
@@ -109,9 +110,11 @@ class CodexResponses(CodexCalls):
         if kind in CALL_TYPES:
             part = item.parts[0]
             tool = part.name or "?"
-            self._call(
-                kind, part.call_id or item_id, tool, payload.get("status"), index, line, ts, part
-            )
+            call_id = part.call_id or item_id
+            self._call(kind, call_id, tool, payload.get("status"), index, line, ts, part)
+            carried = carried_result(payload)
+            if carried is not None:
+                self._carried(call_id, carried, line)
 
     def _typed_output(
         self, payload: lines.Output, raw: bytes | memoryview, line: int, ts: str | None

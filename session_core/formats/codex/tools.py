@@ -152,6 +152,24 @@ def image_text(url: Any) -> str:
 
 
 _MEDIA_TYPE = re.compile(r"[\w.+-]+/[\w.+-]+")
+# How an image's base64 starts (its format's magic bytes), by its media type: the formats
+# an image generation call writes (``output_format``: png by default, jpeg, webp).
+_BASE64_MAGIC = (
+    ("iVBORw0KGgo", "image/png"),
+    ("/9j/", "image/jpeg"),
+    ("UklGR", "image/webp"),
+    ("R0lGOD", "image/gif"),
+)
+
+
+def generated_image(base64: str) -> str:
+    """An image given as bare base64 (an image generation's ``result``), as
+    ``image_text`` says an image: ``[image image/png]`` (its type known by its first
+    bytes), else ``[image]``."""
+    for magic, media in _BASE64_MAGIC:
+        if base64.startswith(magic):
+            return f"[image {media}]"
+    return "[image]"
 
 
 def _from_json_output(decoded: dict[str, Any]) -> Outcome:
@@ -300,6 +318,8 @@ __all__ = [
     "compact",
     "content_items_text",
     "decode_output",
+    "generated_image",
+    "image_text",
     "marked_error",
     "parse_arguments",
     "rust_seconds",
