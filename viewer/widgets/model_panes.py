@@ -4,7 +4,7 @@ only the rows on screen. (The diff of what compactions folded and kept: ``model_
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -18,10 +18,8 @@ from textual.message import Message
 
 from session_core.fold import fold
 from session_core.model import (
-    Run,
     ToolOp,
     Transcript,
-    Usage,
     op_states,
     ops_in_state,
     packed_tools,
@@ -29,47 +27,17 @@ from session_core.model import (
 )
 from session_core.op_running import ANSWERED_UNSETTLED, RanAtLeast, ran_by_call
 from session_core.search import OpSearch, main_argument, op_arguments
-from session_core.text import count, duration_in, duration_text, took_text
+from session_core.text import duration_in
 from session_core.tool_ops import STATE_LABELS, state_label, state_tone
 
 from ..safe import fit_path, one_line, one_line_text
 from ..screens.filter import Choice, FilterScreen
-from .block_view import Entry, ProseLines
 from .line_list import highlight
 from .ops_filter import OpsFilter
 from .row_search import RowSearch
-from .run_context import day_clock
-from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
-
-TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
-RUN_TONES = {
-    "finished": "ok",
-    "running": "info",
-    "interrupted": "bad",
-    "aborted": "warn",
-    "failed": "bad",
-}
-
-
-def usage_short(usage: Usage, in_part: bool = False, *, answered: bool = False) -> str:
-    """``12,345 tok``; ``≥12,345 tok`` where the total leaves out responses that reported
-    none, or in part (``Usage.tokens_partial``; ``in_part``: a file's read left a line
-    out), as the browser marks it; ``unknown`` (``tokens unknown`` beside a known cost),
-    never 0, as ``Usage.describe`` says it; blank where no response could have reported
-    any (a run that made no model request; ``answered``: the model answered in it, so
-    it did: ``Run.unrequested``)."""
-    tokens = usage.tokens
-    if tokens is None:
-        if usage.unrequested and not answered:
-            return ""
-        return "tokens unknown" if usage.known else "unknown"
-    at_least = "≥" if usage.tokens_partial or in_part else ""
-    return f"{at_least}{tokens:,} tok"
-
-
-def tone_text(label: str, tone: str) -> Text:
-    return Text(label, style=TONE_STYLES.get(tone, ""), end="", no_wrap=True)
-
+from .runs_pane import RUN_COLUMNS, RunsPane, run_entries, usage_short
+from .table_detail import TableDetail, tone_text
+from .virtual_table import Column, VirtualTable
 
 PATH_ARGUMENTS = frozenset({"file_path", "path"})
 
@@ -396,203 +364,12 @@ class OpsPane(Vertical):
             self.post_message(self.Jump(op))
 
 
-RUN_COLUMNS: list[Column] = [
-    ("n", "#", 4),
-    ("state", "state", 12),
-    ("started", "started", 14),  # (its day and time: at 100 columns the 24 of a whole ISO one went)
-    ("duration", "took", 8),
-    ("items", "items", 6),
-    ("usage", "usage", 16),
-    ("prompt", "prompt", 60),
-]
-
-
-class TableDetail(Vertical):
-    """Rows in a table; the selected one's detail below it (the runs, a session's
-    subagents). A subclass says a row's cells, its detail, and what identifies a detail
-    already shown (the cursor highlighting its row again leaves it as it is; new rows
-    make it anew)."""
-
-    DEFAULT_CSS = """
-    TableDetail {
-        height: 1fr;
-        & > VirtualTable { height: 2fr; }
-        & > LinesView { height: 1fr; border-top: solid $panel-lighten-2; }
-    }
-    """
-
-    # What the empty table says in its first row, as every tab's empty view does
-    # (``LineList.empty_note``): it said it in the detail below, under a blank table.
-    EMPTY = "Nothing here."
-    # The table fits the pane (``fitted_columns``): its free-text column takes what the
-    # others leave, at least ``LEAST`` cells, where ``DROPPED`` go first (the detail
-    # says them).
-    FREE = ""
-    LEAST = 20
-    DROPPED: ClassVar[tuple[str, ...]] = ()
-
-    def __init__(
-        self, columns: Sequence[Column], *, table_id: str, detail_id: str, id: str | None
-    ) -> None:
-        super().__init__(id=id)
-        fit = Fit(self.FREE, self.LEAST, self.DROPPED)
-        self.table = FittedTable(columns, self.cells, fit, fixed_columns=1, id=table_id)
-        self.table.empty_text = self.EMPTY
-        self.detail = ProseLines(id=detail_id)
-        self._shown: Hashable | None = None
-
-    def compose(self) -> ComposeResult:
-        yield self.table
-        yield self.detail
-
-    def cells(self, index: int) -> dict[str, Text]:
-        """Row ``index``'s cells, by their columns' keys (every column's, shown or not)."""
-        raise NotImplementedError
-
-    def detail_key(self, index: int) -> Hashable:
-        raise NotImplementedError
-
-    def detail_entries(self, index: int) -> list[Entry]:
-        raise NotImplementedError
-
-    def show_rows(self, count: int, *, follow_end: bool = False) -> None:
-        """The table's rows are now ``count`` (the cursor to the last where it was there,
-        with ``follow_end``), every one drawn again (``set_row_count``: what a row says may
-        have changed, not their number) and the detail made anew."""
-        table = self.table
-        at_end = table.row_count > 0 and table.at_end and table.cursor_row > 0
-        table.set_row_count(count)
-        if follow_end and at_end:
-            table.move_cursor(count - 1)
-        self._shown = None
-        self.show_detail(table.cursor_row)
-
-    @on(VirtualTable.Highlighted)
-    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
-        if event.table is self.table:
-            event.stop()
-            self.show_detail(event.row)
-
-    def show_detail(self, index: int) -> None:
-        count = self.table.row_count
-        if not 0 <= index < count:
-            self.detail.set_entries([])  # (the table's first row says why it is empty)
-            return
-        key = self.detail_key(index)
-        if key == self._shown:
-            return
-        self._shown = key
-        self.detail.set_entries(self.detail_entries(index))
-
-
-class RunsPane(TableDetail):
-    """Runs (turns) in a table; the selected one's context (facts, sections) below."""
-
-    DEFAULT_CSS = """
-    RunsPane > LinesView { height: 3fr; }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("e", "step_unfinished(1)", "Next run not finished", show=False),
-        Binding("E", "step_unfinished(-1)", "Previous run not finished", show=False),
-    ]
-    EMPTY = "No runs in this file."
-    FREE = "prompt"
-    DROPPED = ("started",)  # (its detail says when it started)
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(RUN_COLUMNS, table_id="runs-table", detail_id="run-context", id=id)
-        self.runs: Sequence[Run] = []
-        # What a format says of a run besides (its pane set's ``run_detail``).
-        self.more: Callable[[Run, int], list[Entry]] | None = None
-        self.contexts = True  # its format records run contexts (``has_run_contexts``)
-
-    def show(self, transcript: Transcript, *, contexts: bool = True) -> None:
-        self.runs, self.contexts = transcript.runs, contexts
-        self.show_rows(len(self.runs))
-
-    def cells(self, index: int) -> dict[str, Text]:
-        run = self.runs[index]
-        return {
-            "n": Text(str(index + 1), end=""),
-            "state": tone_text(run.state, RUN_TONES.get(run.state, "info")),
-            "started": Cut(day_clock(run.started), run.started),  # (c copies it whole)
-            "duration": Text(duration_text(run.duration), end=""),
-            "items": Text(str(run.items), end=""),
-            "usage": Text(
-                "the parent's" if run.copied else usage_short(run.usage, answered=run.answered),
-                end="",
-            ),
-            "prompt": Cut(one_line(run.prompt, 60), run.prompt),  # (c copies it whole)
-        }
-
-    def detail_key(self, index: int) -> Hashable:
-        run = self.runs[index]
-        return (run.id, run.end_line or 0)
-
-    def detail_entries(self, index: int) -> list[Entry]:
-        run = self.runs[index]
-        previous = self.runs[index - 1].context if index > 0 else None
-        entries = run_entries(run, index, previous, contexts=self.contexts)
-        if self.more is not None:
-            entries += self.more(run, index)
-        return entries
-
-    def action_step_unfinished(self, step: int) -> None:
-        """The cursor to the next (or previous) run that did not finish: failed, cut off by the
-        user, interrupted, or still running."""
-        runs = self.runs
-        unfinished = "run that did not finish"
-        self.table.jump_or_say(lambda index: runs[index].state != "finished", step, unfinished)
-
-
-def _usage_said(run: Run) -> str:
-    """``usage 12,345 tok (…)``; ``no model request`` where its column is blank."""
-    usage = run.describe_usage()
-    return f"usage {usage}" if usage else "no model request"
-
-
-def run_entries(
-    run: Run, index: int, previous: object | None, *, contexts: bool = True
-) -> list[Entry]:
-    """One run's detail: state, lines, prompt, usage, then its context's facts and sections
-    (a fact that differs from the previous run's is marked, but one each run has its own
-    value of: ``RunContext.own_facts``). ``contexts``: its format records run contexts
-    (``has_run_contexts``); where it records none, none is said to be missing."""
-    span = f"lines {run.line:,}-{run.end_line:,}" if run.end_line else f"from line {run.line:,}"
-    # (Claude Code's own turn_duration: its active time, not its lines' span)
-    took = took_text(run.duration, run.started, run.ended, "from its first line to its last")
-    # (blank in the column while it runs, as where no time is known: here, which of them)
-    took = f"took {took}" if took else "still running" if run.state == "running" else "took ?"
-    started = f"started {one_line(run.started)} · " if run.started else ""
-    out: list[Entry] = [
-        ("bold", f"run {index + 1}  {run.id}  {run.state_said()}  {span}"),
-        ("", f"{started}{took} · {count(run.items, 'item')} · {_usage_said(run)}"),
-    ]
-    if run.prompt:
-        out.append(("bold", "prompt"))
-        out.append(("", run.prompt))
-    context = run.context
-    if context is None:
-        if contexts:
-            out.append(("dim", "No run context recorded for this run."))
-        return out
-    before = dict(getattr(previous, "facts", ()) or ())
-    out.append(("bold", f"context (line {context.line:,})"))
-    for key, value in context.facts:
-        changed = index > 0 and key not in context.own_facts and before.get(key) != value
-        out.append(
-            ("yellow" if changed else "", f"  {key} = {value}{'   (changed)' if changed else ''}")
-        )
-    for name, text in context.sections:
-        out.append(("bold", f"section: {name} ({count(len(text), 'char')})"))
-        out.append(("dim", text))
-    return out
-
-
 __all__ = [
+    "RUN_COLUMNS",
     "OpsPane",
     "RunsPane",
+    "TableDetail",
     "run_entries",
+    "tone_text",
     "usage_short",
 ]

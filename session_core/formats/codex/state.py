@@ -5,8 +5,9 @@ run, and which source of the conversation is the best the file has shown so far.
 The builder is layered, each layer a module: ``CodexState`` (here), ``CodexTurns``
 (``turns``: runs, their contexts and usage), ``CodexCalls`` (``calls``: tool calls
 paired with their outputs), ``CodexResponses`` (``responses``: the response items of
-the replayed view), ``CodexRewrites`` (``rewrites``: the view compacted or rolled back)
-and ``CodexBuilder`` (``builder``: feeding, events and the model).
+the replayed view), ``CodexRewrites`` (``rewrites``: the view compacted or rolled back),
+``CodexEvents`` (``events``: event lines) and ``CodexBuilder`` (``builder``: feeding and
+the model).
 """
 
 from __future__ import annotations
