@@ -262,7 +262,7 @@ def _message(
             if part.call_id and key in calls.by_call:  # (a block the item's operation is of)
                 if key not in out.held:  # (its call's block and its result's)
                     out.held.append(key)
-                if part.data is not None:  # (its call: every argument, as a call's)
+                if part.is_call and part.data is not None:  # (its call: every argument)
                     text = _arguments(part.data)
             out.blocks.append((part.name or "record", text))
         elif part.kind == "tool-result" and part.is_error:
