@@ -103,6 +103,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     if last is not None:  # (when the file was last written to, as its lines say)
         facts.append(("last line's time", last))
     facts.append(("usage", transcript.usage.describe()))
+    if transcript.resumed is not None:  # (its usage holds the copied history: the header's words)
+        facts.append(("resumed", transcript.resumed.said(as_own=True)))
     meta = transcript.meta
     fallback = meta.get("id") or transcript.path
     title = document_title(meta, transcript.format, model_first_prompt(transcript), fallback)
