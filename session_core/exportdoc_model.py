@@ -103,6 +103,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     if last is not None:  # (when the file was last written to, as its lines say)
         facts.append(("last line's time", last))
     facts.append(("usage", transcript.usage.describe()))
+    if transcript.resumed is not None:  # (its usage holds the copied history: the header's words)
+        facts.append(("resumed", transcript.resumed.said(as_own=True)))
     meta = transcript.meta
     fallback = meta.get("id") or transcript.path
     title = document_title(meta, transcript.format, model_first_prompt(transcript), fallback)
@@ -262,7 +264,7 @@ def _message(
             if part.call_id and key in calls.by_call:  # (a block the item's operation is of)
                 if key not in out.held:  # (its call's block and its result's)
                     out.held.append(key)
-                if part.data is not None:  # (its call: every argument, as a call's)
+                if part.is_call and part.data is not None:  # (its call: every argument)
                     text = _arguments(part.data)
             out.blocks.append((part.name or "record", text))
         elif part.kind == "tool-result" and part.is_error:

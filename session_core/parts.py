@@ -34,6 +34,9 @@ class Part:
     name: str | None = None  # the tool's name (tool-call), the block's type (other)
     data: Any = None  # structured: a call's input, a result's structured form, a raw block
     is_error: bool = False  # a failed tool result
+    # A call a server ran, kept as an ``other`` part in its place among a response's
+    # blocks (Claude Code's ``server_tool_use``): said where the block is read, by its type.
+    server_call: bool = False
 
     @property
     def head(self) -> str:
@@ -47,14 +50,9 @@ class Part:
 
     @property
     def is_call(self) -> bool:
-        """A tool call: a ``tool-call`` part, or a call a server ran, kept as an ``other``
-        part in its place among a response's blocks with its id, tool and input as its
-        data (Claude Code's ``server_tool_use``; its result, named by the same id, has no
-        input)."""
-        kind = self.kind
-        return kind == "tool-call" or (
-            kind == "other" and self.call_id is not None and self.data is not None
-        )
+        """A tool call: a ``tool-call`` part, or a call a server ran (``server_call``,
+        as its reader said: with or without input, never its result)."""
+        return self.kind == "tool-call" or self.server_call
 
     def row_head(self) -> tuple[str, bool]:
         """What one row says of it, and whether more of its text follows: its first lines
@@ -72,6 +70,19 @@ def tool_call_part(call_id: Any, name: Any, holder: Mapping[str, Any]) -> Part:
     text = arguments if isinstance(arguments, str) else compact_json(arguments)
     return Part(
         "tool-call", text, call_id=str(call_id), name=str(name), data=holder.get("arguments")
+    )
+
+
+def _fields(part: Part) -> tuple[Any, ...]:
+    """A part's fields, a lazy one's read again (what makes two parts equal)."""
+    return (
+        part.kind,
+        part.text,
+        part.call_id,
+        part.name,
+        part.data,
+        part.is_error,
+        part.server_call,
     )
 
 
@@ -216,7 +227,9 @@ class LazyPart(_HeadPart):
     __slots__ = ("_index", "_key", "_size", "_source")
 
     def __init__(self, part: Part, source: PartSource, key: Any, index: int) -> None:
-        Part.__init__(self, part.kind, "", part.call_id, part.name, None, part.is_error)
+        Part.__init__(
+            self, part.kind, "", part.call_id, part.name, None, part.is_error, part.server_call
+        )
         full = _PART_TEXT.__get__(part, Part)
         _PART_TEXT.__set__(self, preview(full))
         self._size = len(full)
@@ -243,18 +256,10 @@ class LazyPart(_HeadPart):
     def size(self) -> int:
         return self._size
 
-    def _fields(self) -> tuple[Any, ...]:
-        return (self.kind, self.text, self.call_id, self.name, self.data, self.is_error)
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Part):
             return NotImplemented
-        theirs = (
-            other._fields()
-            if isinstance(other, LazyPart)
-            else (other.kind, other.text, other.call_id, other.name, other.data, other.is_error)
-        )
-        return self._fields() == theirs
+        return _fields(self) == _fields(other)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -322,7 +327,8 @@ class LinePart(_HeadPart):
         if not isinstance(other, Part):
             return NotImplemented
         fields = (other.kind, other.name, other.call_id, other.data, other.is_error)
-        return fields == ("other", self.name, None, None, False) and other.text == self.text
+        said = fields == ("other", self.name, None, None, False) and not other.server_call
+        return said and other.text == self.text
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -16,6 +16,7 @@ from helpers import app_loaded, screen_lines
 from test_browser import QuickApp, browser, scanned
 from test_claude_code_decode import FMT, by_dict, everything
 
+from session_core.export import export
 from session_core.scan import scan_dir
 from viewer.browser_cells import detail, totals
 from viewer.screens.model_screen import ModelScreen
@@ -168,6 +169,22 @@ def test_a_copy_whose_source_is_not_listed_is_counted_once(tmp_path: Path) -> No
     said = totals(rows, len(rows), 80).plain
     assert "tokens 4,640" in said, said  # 2 copied + 1 new + 1 new
     assert "resumed: 2,320 copied tokens counted once" in said, said
+
+
+def test_the_export_says_the_copies_and_the_new_id_as_the_header_does(tmp_path: Path) -> None:
+    """``replay`` and the header said a resumed file's copied share and the export did
+    not: its facts say it after the usage, in the header's words (Markdown and HTML);
+    the earlier session's export says nothing of it."""
+    old, new = resumed_pair(tmp_path / "-tmp-y")
+    said = "2,320 tok of it, 2 responses, copied from session 44444444…: resumed as 55555555…"
+    md = export(new, "md")
+    facts = md.split("\n## ", 1)[0]
+    assert "| usage | 3,480 tok " in facts, facts
+    assert f"| resumed | {said} |" in facts, facts
+    assert facts.index("| usage |") < facts.index("| resumed |")
+    assert said in export(new, "html").split("<h2", 1)[0]
+    assert "resumed" not in export(old, "md") and "copied from" not in export(old, "html")
+    assert '"usage-copied"' in export(new, "json")  # (the JSON export is replay's: said)
 
 
 async def test_the_header_says_the_copies_and_the_new_id(tmp_path: Path) -> None:

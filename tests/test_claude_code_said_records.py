@@ -225,3 +225,39 @@ def test_a_response_that_only_searched_the_web_reads_as_its_call_in_the_diff(
     said = {row[7:13].strip(): row[24:] for row in rows if row.startswith("= line")}
     assert said["2"] == "→ web_search python 3.13 ␛[31mred", rows
     assert not any('{"query"' in row for row in rows)
+
+
+def _searched_without_input(tmp_path: Path, name: str, odd: bool) -> Path:
+    """A response of a web search alone whose call was written without ``input``; ``odd``:
+    its call's line has a field of a type the typed decoder refuses (read as a dict)."""
+    w = CCWriter(version="2.0.50")
+    w.user("what is new in python?")
+    call = {k: v for k, v in SEARCH.items() if k != "input"}
+    w.assistant("m1", [call, FOUND], usage=usage(10, 30), stop="end_turn")
+    if odd:
+        w.lines[-2]["gitBranch"] = 5
+    return w.write(tmp_path / name)
+
+
+def test_a_server_call_without_input_is_a_call_in_the_diff_and_the_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``server_tool_use`` block written without ``input`` was told from its result by
+    its data (none) in the diff rows, by its type in the reader: it is a call to both,
+    its operation as one with input (no arguments), the typed and dict paths alike."""
+    for name, odd in (("typed.jsonl", False), ("dict.jsonl", True)):
+        path = _searched_without_input(tmp_path, name, odd)
+        t = both(path, monkeypatch)
+        (op,) = t.tool_operations
+        assert (op.call_id, op.tool, op.state, op.arguments) == (
+            "srvtoolu_01",
+            "web_search",
+            "completed",
+            None,
+        )
+        assert op.result.startswith("Python 3.13 [bold]released[/bold]")
+        said = [(p.name, p.is_call) for i in t.raw for p in i.parts if p.call_id]
+        assert said == [("web_search", True), ("web_search_tool_result", False)], name
+        rows = run_cli(capsys, "diff", str(path))[1].splitlines()
+        row = {r[7:13].strip(): r[24:] for r in rows if r.startswith("= line")}
+        assert row["2"].startswith("→ web_search"), rows

@@ -125,6 +125,30 @@ def test_an_output_naming_no_call_id_or_a_number_is_warned_of_too(tmp_path: Path
         assert not any("\x1b" in warning for warning in t.warnings)
 
 
+def test_an_output_whose_call_id_is_empty_names_no_call(tmp_path: Path) -> None:
+    """An output whose ``call_id`` is ``""`` was warned of as answering ``''`` and its
+    part named that id: an empty id names no call, warned of and shown as one with no id;
+    a call whose ``call_id`` is ``""`` (named by its line) is not answered by it."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "go")
+    call = w.function_call("shell", {"command": ["ls"]}, "")
+    empty = w.function_output("", "x")
+    w.task_complete("t1")
+    for t in _both_ways(Path(w.path)):
+        said = [warning for warning in t.warnings if "answers" in warning]
+        assert said == [
+            f"line {empty}: an output with no call id answers no operation (shown unpaired)"
+        ], t.warnings
+        (op,) = t.tool_operations
+        assert (op.call_id, op.line, op.result_line) == (f"L{call}", call, None), op
+        (answer,) = [i for i in t.raw if i.line == empty]
+        assert [(p.kind, p.call_id) for p in answer.parts] == [("tool-result", None)]
+        (sent,) = [m for m in t.to_json()["messages"] if m["role"] == "tool"]
+        assert sent["tool-call-id"] is None, sent
+
+
 # -- why a turn was aborted -----------------------------------------------------------
 
 

@@ -84,6 +84,7 @@ def flatten(content: Any) -> str:
 # ``server_tool_use`` block) and wrote its result in the same response, paired by id.
 # Both are ``other`` parts, said in their place among the response's blocks (the call
 # named by its tool, the result by its type), and make an operation (``server_call``).
+# Which is the call is said where the block is read (``Part.server_call``, by its type).
 SERVER_RESULTS = frozenset({"web_search_tool_result", "web_fetch_tool_result"})
 
 
@@ -91,7 +92,7 @@ def server_call(part: Part) -> bool | None:
     """Is ``part`` a server tool's call (True), its result (False), or neither (None)?"""
     if part.kind != "other" or part.call_id is None:
         return None
-    return part.name not in SERVER_RESULTS
+    return part.server_call
 
 
 def server_result(content: Any) -> tuple[str, bool]:
@@ -151,6 +152,7 @@ def part_of(block: Any) -> Part:
             call_id=call_id if isinstance(call_id, str) else None,
             name=name if isinstance(name, str) else kind,
             data=data,
+            server_call=True,
         )
     if kind == "tool_use":
         name = block.get("name")

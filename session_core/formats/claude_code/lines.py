@@ -286,7 +286,8 @@ def shape(content: str | list[Block] | None, line: bytes | memoryview | None) ->
                 )
             )
         elif kind == "server_tool_use":  # (its input read again by span, as a call's)
-            out.append(Part("other", call_id=block.id, name=intern(block.name or kind)))
+            name = intern(block.name or kind)
+            out.append(Part("other", call_id=block.id, name=name, server_call=True))
         elif kind in blocks.SERVER_RESULTS:  # (few: read whole, whether it failed too)
             text, failed = blocks.server_result(_decoded(block.content))
             out.append(

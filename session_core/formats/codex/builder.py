@@ -312,7 +312,7 @@ class CodexBuilder(CodexEvents):
             return []
         if payload.get("type") in OUTPUT_TYPES:
             outcome = decode_output(output_of(payload))
-            return [result_part(outcome, str_or_none(payload.get("call_id")))]
+            return [result_part(outcome, payload.get("call_id"))]
         return response_item(payload, "", 0, None).parts
 
     shown_parts = staticmethod(rows.shown_parts)

@@ -8,10 +8,9 @@ import reprlib
 from typing import Any
 
 from ...parts import Part
-from ...text import str_or_none
 from ...times import seconds_between
 from ...tool_ops import LazyToolOp, classify_op
-from .items import SETTLED_BY_STATUS
+from .items import SETTLED_BY_STATUS, output_call_id
 from .ops import PackedOp
 from .tools import Outcome, marked_error, rust_seconds
 from .turns import CodexTurns
@@ -126,7 +125,7 @@ class CodexCalls(CodexTurns):
 
     def _late_outcome(self, kind: str, payload: dict[str, Any]) -> None:
         """An ``*_end`` event's word on a call, for outputs that do not say how it ended."""
-        call_id = str_or_none(payload.get("call_id"))
+        call_id = output_call_id(payload.get("call_id"))
         if call_id is None:
             return
         code: int | None = None

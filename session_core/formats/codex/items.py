@@ -275,7 +275,7 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
         )
         return Item(item_id, "assistant", [part], line, ts=ts)
     if kind in OUTPUT_TYPES:
-        part = result_part(decode_output(output_of(payload)), str_or_none(payload.get("call_id")))
+        part = result_part(decode_output(output_of(payload)), payload.get("call_id"))
         return Item(item_id, "tool", [part], line, ts=ts)
     if kind in COMPACTION_TYPES:
         encrypted = payload.get("encrypted_content")
@@ -289,10 +289,21 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
     )
 
 
-def result_part(outcome: Outcome, call_id: str | None) -> Part:
-    """An output's part: its text as the model saw it, its outcome as data."""
+def output_call_id(written: Any) -> str | None:
+    """The call an output (or a call's end event) names: its ``call_id`` where that is a
+    string that says something; ``""`` names no call, as none or a number does."""
+    return written if isinstance(written, str) and written else None
+
+
+def result_part(outcome: Outcome, written: Any) -> Part:
+    """An output's part: its text as the model saw it, its outcome as data, named by the
+    ``call_id`` written (``output_call_id``)."""
     return Part(
-        "tool-result", outcome.text, call_id=call_id, is_error=outcome.failed, data=outcome.detail
+        "tool-result",
+        outcome.text,
+        call_id=output_call_id(written),
+        is_error=outcome.failed,
+        data=outcome.detail,
     )
 
 
@@ -371,6 +382,7 @@ __all__ = [
     "fingerprint",
     "found_tools",
     "message_key",
+    "output_call_id",
     "output_of",
     "reasoning_key",
     "reasoning_parts",

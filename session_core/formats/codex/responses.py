@@ -24,6 +24,7 @@ from .items import (
     carried_result,
     fingerprint,
     message_key,
+    output_call_id,
     output_of,
     reasoning_key,
     reasoning_parts_of,
@@ -91,11 +92,11 @@ class CodexResponses(CodexCalls):
         if kind in OUTPUT_TYPES:
             outcome = decode_output(output_of(payload))
             written = payload.get("call_id")
-            call_id = str_or_none(written)
-            key = call_key(kind, call_id, str_or_none(payload.get("id")))
-            part = result_part(outcome, call_id)
+            key = call_key(kind, str_or_none(written), str_or_none(payload.get("id")))
+            part = result_part(outcome, written)
             index = self._sent(kind, [part], "tool", "message", False, key, line, ts)
-            self._output(call_id, outcome, index, line, ts, part, written=written)
+            odd = None if isinstance(written, str) else written  # (a number: said as written)
+            self._output(part.call_id, outcome, index, line, ts, part, written=odd)
             return
         item = response_item(payload, item_id, line, ts)
         if not sent(kind):
@@ -121,8 +122,8 @@ class CodexResponses(CodexCalls):
     ) -> bool:
         kind = lines.TAG[type(payload)]
         outcome = decode_output(payload.output)
-        call_id = payload.call_id
-        key = call_key(kind, call_id, payload.id)
+        call_id = output_call_id(payload.call_id)
+        key = call_key(kind, payload.call_id, payload.id)
         index = self._sent(kind, _PACKED, "tool", "message", False, key, line, ts)
         self._output(call_id, outcome, index, line, ts, None, outcome.text is payload.output)
         return True
