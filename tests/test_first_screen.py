@@ -49,3 +49,14 @@ async def test_a_big_file_s_first_frame_is_its_end(
         assert counts.strip().startswith("the file's end alone:"), counts
         assert usage.strip().startswith("the file's end alone: usage"), usage
         assert " lines ·" not in counts
+
+
+def test_an_item_of_several_lines_read_before_its_line_is_known_says_no_line() -> None:
+    """The file's end is read before its lines are counted (its items' ``line`` is 0): a
+    response of several lines says how many, not "from line 0"."""
+    from session_core.model import Item
+    from viewer.widgets.item_text import item_facts
+
+    assert item_facts(Item("a", "assistant", [], line=0, lines=4))[0] == "4 lines"
+    assert item_facts(Item("a", "assistant", [], line=9, lines=4))[0] == "4 lines from line 9"
+    assert item_facts(Item("a", "assistant", [], line=0)) == []

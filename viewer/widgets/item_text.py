@@ -90,7 +90,9 @@ def item_facts(item: Item) -> list[str]:
     """An item's facts: its line (first), model, time, tokens and cost."""
     facts = [f"line {item.line:,}"] if item.line else []
     if item.lines > 1:  # (a count, not a range: a response's lines may be apart)
-        facts[-1:] = [f"{item.lines:,} lines from line {item.line:,}"]
+        # (no line number while the file's end is shown alone: its lines not counted yet)
+        where = f" from line {item.line:,}" if item.line else ""
+        facts[-1:] = [f"{item.lines:,} lines{where}"]
     if item.model:
         facts.append(one_line(item.model, 40))
     if item.ts:
