@@ -38,9 +38,19 @@ def _damage(record: dict[str, Any], how: str) -> None:
         del record["run_id"]
     elif how == "no_execution":
         del record["execution"]
+    elif how == "kind_list":  # (no key of a set: it raised a TypeError)
+        record["execution"]["kind"] = ["model"]
 
 
-HOW = ["data_list", "no_data", "execution_str", "attempt_0", "no_run_id", "no_execution"]
+HOW = [
+    "data_list",
+    "no_data",
+    "execution_str",
+    "attempt_0",
+    "no_run_id",
+    "no_execution",
+    "kind_list",
+]
 
 
 def write_damaged(path: Path, how: str) -> int:
@@ -97,3 +107,14 @@ async def test_the_timeline_shows_it_raw_as_the_calls_tab_shows_a_gap(tmp_path: 
         await pilot.pause(0.2)
         text = screen_text(app)
         assert "(misshapen, raw)" in text and "ok: done" not in text
+
+
+def test_the_writer_refuses_an_execution_kind_that_is_no_string(tmp_path: Path) -> None:
+    """The writer's rule is the readers' (``shape.execution_said``): a kind that is a list
+    was a TypeError, not a refusal."""
+    from session_core.errors import RefusedAppendError
+
+    with AgentGoSession.create(tmp_path / "s.jsonl") as s:
+        run = s.begin_run()
+        with pytest.raises(RefusedAppendError, match="execution kind must be one of"):
+            run.record("model_request", {}, execution={**TURN, "kind": ["model"]})

@@ -34,7 +34,8 @@ def execution_said(execution: Any) -> str | None:
     ident = execution.get("id")
     if type(ident) is not str or not ident:
         return "an execution needs an id"
-    if execution.get("kind") not in EXECUTION_KINDS:
+    kind = execution.get("kind")
+    if type(kind) is not str or kind not in EXECUTION_KINDS:  # (a list is no key)
         return f"execution kind must be one of {', '.join(sorted(EXECUTION_KINDS))}"
     attempt = execution.get("attempt")
     if type(attempt) is not int or attempt < 1:
