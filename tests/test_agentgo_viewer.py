@@ -117,7 +117,7 @@ class TestDamage:
             await pilot.pause(0.2)
             text = screen_text(app)
             assert "3 warnings" in text
-            assert "line 10: belongs to session 'other-session'" in text
+            assert 'line 10: belongs to session "other-session"' in text
             assert "line 10: a misshapen turn_start (it has no run_id)" in text
             assert "line 38: has seq 37 after seq 35; sequence numbers must be contiguous" in text
 
