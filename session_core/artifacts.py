@@ -46,6 +46,18 @@ class ArtifactStatus:
     detail: str
 
 
+# Each state in words, as every surface says it beside an artifact's name (the viewer's
+# operation detail and artifact screen, the exports): one rule, one set of words.
+REFUSED = "refused: not a plain file name"
+MISSING = "not here any more"
+ARTIFACT_SAID = {
+    "here": "here",
+    "missing": MISSING,
+    "refused": REFUSED,
+    "unreadable": "cannot be read",
+}
+
+
 def artifact_status(transcript: str | os.PathLike[str], name: object) -> ArtifactStatus:
     """Whether an artifact can be shown; a missing file is "not here any more", never an error."""
     try:
@@ -53,7 +65,7 @@ def artifact_status(transcript: str | os.PathLike[str], name: object) -> Artifac
     except TranscriptError as err:
         return ArtifactStatus("refused", None, err.reason)
     if not os.path.isfile(where):
-        return ArtifactStatus("missing", where, "not here any more")
+        return ArtifactStatus("missing", where, MISSING)
     if not os.access(where, os.R_OK):
         return ArtifactStatus("unreadable", where, "cannot be read (permission denied)")
     return ArtifactStatus("here", where, f"{os.path.getsize(where)} bytes")

@@ -266,6 +266,7 @@ def _side_value(raw: bytes | memoryview, env: Any) -> dict[str, Any] | None:
         or type(value.get("v")) is not int
         or value["v"] != 1
         or value.get("type") != env.type
+        or not env.type  # (an empty type: refused, by the plain path, at its own line)
         or value.get("id") != env.id
     ):
         return None

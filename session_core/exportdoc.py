@@ -235,14 +235,19 @@ class PrintedOnce:
     as a long run's contexts repeat their instructions every turn)."""
 
     def __init__(self) -> None:
-        self.printed: dict[object, str] = {}  # a body's key (a digest, the text) -> run
+        # a body's key (a digest, the text) -> the run that printed it, and its body
+        self.printed: dict[object, tuple[str, str]] = {}
 
     def section(self, run: str, name: str, key: object, label: str, body: str) -> Item:
         first = self.printed.get(key)
-        if first is not None:
-            return Note(f"section {name}: the same body as printed for run {first}")
-        self.printed[key] = run
-        return TextBlock(label, body)
+        if first is None:
+            self.printed[key] = (run, body)
+            return TextBlock(label, body)
+        if first[1] == body:
+            return Note(f"section {name}: the same body as printed for run {first[0]}")
+        # (a file that breaks the digest rule: its own line's text, not a claimed sameness)
+        differs = f"its own text, which differs from run {first[0]}'s under the same digest"
+        return TextBlock(f"{label}: {differs}", body)
 
 
 def noting_calls(items: Iterable[Any], shown: set[CallKey]) -> Iterator[Any]:

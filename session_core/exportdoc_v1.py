@@ -9,6 +9,7 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .artifacts import ARTIFACT_SAID, artifact_status
 from .events import REFUSED
 from .exportdoc import (
     UNSHOWN_CALLS,
@@ -62,8 +63,10 @@ class _V1(V1Index):
         if isinstance(op.get("duration"), int | float):
             out.append(f"duration {_duration(op['duration'])}")
         artifact = op.get("artifact")
-        if isinstance(artifact, dict):
-            out.append(f"artifact {_s(artifact.get('file'))}")
+        if isinstance(artifact, dict):  # (its state as the viewer says it beside it)
+            status = artifact_status(self.path, artifact.get("file"))
+            said = ARTIFACT_SAID.get(status.state, status.state)
+            out.append(f"artifact {_s(artifact.get('file'))} ({said})")
         out.append(f"dispatched at {self.where(_s(op.get('op-id')))}")
         if op.get("settle-id"):
             out.append(f"settled at {self.where(_s(op.get('settle-id')))}")

@@ -182,7 +182,8 @@ class LiveTranscript(UpdateNotes):
                     state.keep_refused(line, keep)
                 continue
             v = envelope.get("v")
-            if v == 1 and type(v) is int and type(envelope.get("type")) is str and started:
+            named = envelope.get("type")
+            if v == 1 and type(v) is int and type(named) is str and named and started:
                 # What check_envelope checks, inline for the common case.
                 try:
                     feed(envelope, line, keep)

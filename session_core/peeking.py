@@ -18,7 +18,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from .agentgo.reader import StrictReader
-from .agentgo.view import as_message, message_end_said
+from .agentgo.shape import shape_said
+from .agentgo.view import KNOWN_TYPES, as_message, no_kind_said
 from .errors import TranscriptError
 from .events import strict_rereads
 from .indexing import loads_mended
@@ -304,13 +305,21 @@ def _read_records(
                 continue
             if rules is not None and (why := rules.said(value, number)) is not None:
                 said.append(f"line {number}: {why}")
-            if (
-                rules is not None
-                and value["type"] == "message_end"
-                and (why := message_end_said(value.get("data"), number)) is not None
-            ):
-                said.append(why)  # (as the view says it)
+            if rules is not None and value["type"] in KNOWN_TYPES:
+                said.extend(_shape_said(value, number))  # (as the view says it)
             yield value
+
+
+def _shape_said(value: dict[str, Any], number: int) -> list[str]:
+    """What the view says of a record of agentgo's named types not in its shape, or of a
+    committed message with no kind."""
+    if value["type"] == "session_start":
+        return []  # (its rules are the reader's)
+    if (why := shape_said(value, number)) is not None:
+        return [why]
+    message = value["data"].get("message") if value["type"] == "message_end" else None
+    said = no_kind_said(message, number) if isinstance(message, dict) else None
+    return [] if said is None else [said]
 
 
 def v1_source(path: str) -> PeekSource:

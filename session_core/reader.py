@@ -19,6 +19,7 @@ from .errors import InvalidLineError, ReplayError, TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .line_warnings import too_deep
 from .replay import ReplayState
+from .text import as_written
 from .utf8 import is_utf8
 
 # Bytes read at a time. 1 MB, not 4: the block and its lines, made and freed block after
@@ -134,14 +135,14 @@ def loads_line(raw: bytes) -> Any:
 def check_envelope(value: dict[str, Any], number: int, path: str, raw: bytes = b"") -> None:
     v = value.get("v")
     if type(v) is not int or v != 1:  # (the integer 1: not 1.0, "1" or true)
+        said = f"envelope version {as_written(v)}" if "v" in value else 'no "v"'
         raise InvalidLineError(
-            f"has envelope version {v!r}; this reader reads version 1",
-            path=path,
-            line=number,
-            raw=raw,
+            f"has {said}; this reader reads version 1", path=path, line=number, raw=raw
         )
-    if not isinstance(value.get("type"), str):
-        raise InvalidLineError("has no type", path=path, line=number, raw=raw)
+    kind = value.get("type")
+    if type(kind) is not str or not kind:  # (the spec: a non-empty string)
+        said = "no type" if kind is None else f"type {as_written(kind)}, not a non-empty string"
+        raise InvalidLineError(f"has {said}", path=path, line=number, raw=raw)
 
 
 def _why(err: orjson.JSONDecodeError, raw: bytes) -> str:
@@ -424,11 +425,12 @@ def _replay_into(
                                 "is not a JSON object", path=where, line=number, raw=raw
                             )
                         v = value.get("v")
-                        if type(v) is not int or v != 1 or type(value.get("type")) is not str:
+                        named = value.get("type")
+                        if type(v) is not int or v != 1 or type(named) is not str or not named:
                             check_envelope(value, number, where, raw)
                         if not seen and value["type"] != "session-meta":
                             raise ReplayError(
-                                f"is a {value['type']!r} line; "
+                                f"is a {as_written(value['type'])} line; "
                                 "a transcript starts with session-meta",
                                 path=where,
                                 line=number,

@@ -318,6 +318,13 @@ def as_str(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
+def as_written(value: object, limit: int = 80) -> str:
+    """A value a file wrote, quoted in a refusal's words as JSON writes it (``true``,
+    ``null``, ``"1"``, not Python's ``True``), inert, cut to ``limit`` characters."""
+    text = inert(compact_json(value))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def finish_mark(reason: object) -> str | None:
     """Why a model's message ended, as every format's message says it beside its content
     (the conversation's ``[finish stop]``, an export's flag): v1's ``finish-reason``,

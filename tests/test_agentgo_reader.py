@@ -70,11 +70,13 @@ class TestStrictReader:
             pytest.param(
                 lambda rs: rs[0]["data"].update(version=2), 1, "version 2", id="version_2"
             ),
-            pytest.param(lambda rs: rs[0].update(data={}), 1, "version None", id="version_missing"),
+            pytest.param(
+                lambda rs: rs[0].update(data={}), 1, "no format version", id="version_missing"
+            ),
             pytest.param(
                 lambda rs: rs.pop(0),
                 1,
-                "starts with a 'run_start'",
+                'starts with a "run_start"',
                 id="first_record_is_not_session_start",
             ),
             pytest.param(lambda rs: rs[0].update(seq=7), 1, "not 0", id="first_seq_is_not_zero"),
@@ -375,7 +377,7 @@ def test_peek_says_a_broken_sequence_as_the_viewer_does(tmp_path: Path) -> None:
     said = [w for w in peek(path).warnings if w.startswith("line ")]
     assert len(said) == 2, said  # (one a break: the next line is the new baseline)
     assert said[0].startswith("line 6: has seq") and "contiguous" in said[0]
-    assert said[1].startswith("line 10: belongs to session 'another-session'")
+    assert said[1].startswith('line 10: belongs to session "another-session"')
 
 
 def test_a_session_start_of_another_version_is_said_once(tmp_path: Path) -> None:

@@ -51,7 +51,8 @@ def session(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def damaged(tmp_path: Path) -> Path:
-    """The story with a seq gap and a line of another session inserted mid-file."""
+    """The story with a seq gap and a line of another session inserted mid-file (with no
+    run_id: misshapen too)."""
     path = tmp_path / "damaged.jsonl"
     write_agentgo_story(path)
     lines = path.read_bytes().splitlines(keepends=True)
@@ -115,14 +116,15 @@ class TestDamage:
             await pilot.press("w")
             await pilot.pause(0.2)
             text = screen_text(app)
-            assert "2 warnings" in text
-            assert "line 10: belongs to session 'other-session'" in text
+            assert "3 warnings" in text
+            assert 'line 10: belongs to session "other-session"' in text
+            assert "line 10: a misshapen turn_start (it has no run_id)" in text
             assert "line 38: has seq 37 after seq 35; sequence numbers must be contiguous" in text
 
     async def test_damaged_file_keeps_showing(self, damaged: Path) -> None:
         async with opened(damaged) as (app, _pilot):
             text = screen_text(app)
-            assert "damaged.jsonl" in text and "2 warnings (w)" in text
+            assert "damaged.jsonl" in text and "3 warnings (w)" in text
             assert "3 runs (2 closed, 1 interrupted)" in text
             assert "9 calls" in text and "3 gaps" in text
             assert "all runs" in text

@@ -22,6 +22,7 @@ from session_core.errors import InvalidLineError, ReplayError, TranscriptError
 from session_core.facts import message_facts
 from session_core.reader import check_envelope, is_blank, loads_line, replay_file
 from session_core.replay import ReplayState
+from session_core.text import as_written
 from session_core.views import replay_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -64,7 +65,7 @@ def plain_replay_file(path: Path, tolerate_tail: bool) -> ReplayState:
             raise InvalidLineError("is not a JSON object", path=where, line=number, raw=raw)
         check_envelope(env, number, where, raw)
         if not seen and env["type"] != "session-meta":
-            first = f"is a {env['type']!r} line; a transcript starts with session-meta"
+            first = f"is a {as_written(env['type'])} line; a transcript starts with session-meta"
             raise ReplayError(first, path=where, line=number)
         seen += 1
         state.feed(env, number)

@@ -16,6 +16,7 @@ from ..events import LineSource
 from ..indexing import loads_mended
 from ..line_warnings import bad_line_reason
 from ..reader import is_blank, iter_lines, open_lines
+from ..text import as_written
 from .records import span_of
 from .view import AgentGoView
 
@@ -161,7 +162,7 @@ class StrictReader:
         if self.session_id is None:
             if record["type"] != "session_start":
                 raise TranscriptError(
-                    f"starts with a {record['type']!r} record; an agentgo session starts "
+                    f"starts with a {as_written(record['type'])} record; an agentgo session starts "
                     "with session_start",
                     path=path,
                     line=number,
@@ -169,8 +170,13 @@ class StrictReader:
             data = record.get("data")
             version = data.get("version") if isinstance(data, dict) else None
             if type(version) is not int or version != VERSION:
+                said = (
+                    f"format version {as_written(version)}"
+                    if isinstance(data, dict) and "version" in data
+                    else "no format version (no data.version)"
+                )
                 raise TranscriptError(
-                    f"declares format version {version!r}; this reader reads version {VERSION}",
+                    f"declares {said}; this reader reads version {VERSION}",
                     path=path,
                     line=number,
                 )
@@ -184,7 +190,8 @@ class StrictReader:
             return
         if record.get("session_id") != self.session_id:
             raise TranscriptError(
-                f"belongs to session {record.get('session_id')!r}, not {self.session_id!r}",
+                f"belongs to session {as_written(record.get('session_id'))}, "
+                f"not {as_written(self.session_id)}",
                 path=path,
                 line=number,
             )

@@ -10,6 +10,7 @@ something asks for it.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ from .messages import (
     thinking_text,
 )
 from .records import NO_SEQ, ODD_RUN, Records
+from .shape import shape_said, well_shaped
 from .stored import Checkpoint, Committed, snapshot_shape
 
 KNOWN_TYPES = frozenset(
@@ -51,23 +53,12 @@ KNOWN_TYPES = frozenset(
 )
 
 
-def _data(record: dict[str, Any]) -> dict[str, Any]:
-    data = record.get("data")
-    return data if isinstance(data, dict) else {}
-
-
-def message_end_said(data: Any, line: int) -> str | None:
-    """What is wrong with a ``message_end``'s ``data``, said (None: nothing): no message
-    object, or a message with no ``kind`` (the spec requires one; its role not guessed)."""
-    message = data.get("message") if isinstance(data, dict) else None
-    if not isinstance(message, dict):
-        return (
-            f"line {line}: a message_end without a message object: "
-            "no message, kept raw among the other records"
-        )
-    if message_role(message) == NO_KIND:
-        return f"line {line}: a message with no kind: its role is not known, shown as {NO_KIND}"
-    return None
+def no_kind_said(message: dict[str, Any], line: int) -> str | None:
+    """A committed message with no ``kind`` (the spec requires one), said: its role is
+    not guessed (None: it has one)."""
+    if message_role(message) != NO_KIND:
+        return None
+    return f"line {line}: a message with no kind: its role is not known, shown as {NO_KIND}"
 
 
 # What a committed message may say of itself that its model call's message need not
@@ -126,8 +117,9 @@ class AgentGoView:
         self.checkpoints: list[Checkpoint] = []
         self.context_events: list[tuple[int, str, str, dict[str, Any]]] = []
         self.context_at: list[int] = []  # each context event's record index
-        # Records of a named type whose data is not its shape (a message_end without a
-        # message object): no message, kept raw among the other records, and said.
+        # Records of a named type not in its shape (``shape.well_shaped``: data not an
+        # object, no run_id, a bad execution, a message_end without a message): not read
+        # as their type says, kept raw among the other records, and said.
         self.misshapen: list[int] = []
         self.unknown: list[int] = []  # indices into records of types this view does not know
         self.warnings: list[str] = []
@@ -155,21 +147,32 @@ class AgentGoView:
             record, span, kind, raw_seq if type(raw_seq) is int else NO_SEQ, line
         )
         time = as_str(record.get("time"))
-        data = _data(record)
+        data: Any = record.get("data")
+        run_id = record.get("run_id")
+        execution = record.get("execution")
         if kind == "session_start":
             if self.session_id is None:
                 self.session_id = as_str(record.get("session_id"))
-                self.version = data.get("version")
+                self.version = data.get("version") if type(data) is dict else None
                 self.started = time
             return
         if kind not in KNOWN_TYPES:
             self.unknown.append(index)
-        run_id = record.get("run_id")
-        run = self._run(as_str(run_id), seq, time, line) if run_id is not None else None
-        if run is not None:
-            self.records.runs[index] = run.index if type(run_id) is str else ODD_RUN
-            run.records += 1
-            run.last_seq, run.last_line, run.last_time = seq, line, time
+            data = data if type(data) is dict else {}
+        elif not well_shaped(kind, data, run_id, execution):
+            # Not read as what its type says (no outcome invented, no call split): its
+            # run still counts it.
+            self.misshapen.append(index)
+            self.warnings.append(shape_said(record, line) or "")
+            if type(run_id) is str:
+                self._count(self._run(run_id, seq, time, line), index, seq, line, time)
+            return
+        run = None
+        if run_id is not None:
+            run = self._run(as_str(run_id), seq, time, line)
+            self._count(run, index, seq, line, time)
+            if type(run_id) is not str:  # (a record of another type: keyed by its str())
+                self.records.runs[index] = ODD_RUN
             if kind == "run_start":
                 run.started = True
             elif kind == "run_close":
@@ -190,10 +193,8 @@ class AgentGoView:
                 self.messages.append(committed)
                 if run is not None and run.produced is not None:
                     committed.usage_call = usage_call(run, message)
-            else:  # (it was left out of the messages, and said nowhere)
-                self.misshapen.append(index)
-            if (why := message_end_said(data, line)) is not None:
-                self.warnings.append(why)
+                if (why := no_kind_said(message, line)) is not None:
+                    self.warnings.append(why)
         elif kind == "checkpoint":
             shape = snapshot_shape(data.get("snapshot"))
             self.checkpoints.append(
@@ -202,9 +203,19 @@ class AgentGoView:
         elif kind in ("context_projected", "context_compacted"):
             self.context_events.append((seq, as_str(run_id), kind, data))
             self.context_at.append(index)
-        execution = record.get("execution")
         if isinstance(execution, dict):
             self._feed_call(record, index, kind, seq, time, data, execution, run)
+
+    def _count(self, run: Run, index: int, seq: int, line: int, time: str) -> None:
+        """Record ``index`` is one of ``run``'s."""
+        self.records.runs[index] = run.index
+        run.records += 1
+        run.last_seq, run.last_line, run.last_time = seq, line, time
+
+    def is_misshapen(self, index: int) -> bool:
+        """Whether record ``index`` is of a named type but not its shape (kept raw)."""
+        at = bisect_left(self.misshapen, index)
+        return at < len(self.misshapen) and self.misshapen[at] == index
 
     def _run(self, run_id: str, seq: int, time: str, line: int) -> Run:
         run = self.runs.get(run_id)

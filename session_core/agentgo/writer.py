@@ -20,6 +20,7 @@ from ..events import CHANGED_UNDER_WRITER, file_identity, wrote_alone
 from ..locking import create_locked, freed_when_dropped, open_locked, remove_made
 from ..reader import empty_path, iter_lines
 from .reader import VERSION, StrictReader, parse_record
+from .shape import NEEDS_EXECUTION, execution_said
 
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 # Records a session never holds: transient progress (token deltas, partial snapshots).
@@ -28,18 +29,6 @@ TRANSIENT = frozenset(
 )
 # Written by their own methods so the lifecycle stays well-formed.
 RESERVED = frozenset(("session_start", "run_start", "run_close", "checkpoint"))
-EXECUTION_KINDS = frozenset(("model", "tool", "compact"))
-NEEDS_EXECUTION = frozenset(
-    (
-        "model_request",
-        "model_exec_end",
-        "model_response",
-        "tool_exec_start",
-        "tool_invoke_start",
-        "tool_exec_end",
-        "retry",
-    )
-)
 
 
 def rfc3339_now() -> str:
@@ -373,20 +362,10 @@ def _is_utc_time(when: Any) -> bool:
 
 
 def _check_execution(execution: Mapping[str, Any] | None, kind: str, path: str) -> None:
-    if not isinstance(execution, Mapping):
+    if execution is None:
         raise RefusedAppendError(f"a {kind} record needs an execution", path=path)
-    if not isinstance(execution.get("id"), str) or not execution["id"]:
-        raise RefusedAppendError("an execution needs an id", path=path)
-    if execution.get("kind") not in EXECUTION_KINDS:
-        raise RefusedAppendError(
-            f"execution kind must be one of {', '.join(sorted(EXECUTION_KINDS))}", path=path
-        )
-    attempt = execution.get("attempt")
-    if type(attempt) is not int or attempt < 1:
-        raise RefusedAppendError("execution attempt must be an integer >= 1", path=path)
-    parent = execution.get("parent_id")
-    if parent is not None and (not isinstance(parent, str) or not parent):
-        raise RefusedAppendError("execution parent_id must be a call id", path=path)
+    if (why := execution_said(execution)) is not None:
+        raise RefusedAppendError(why, path=path)
 
 
 def _close_quietly(fd: int) -> None:

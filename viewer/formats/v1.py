@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
+from session_core.artifacts import ARTIFACT_SAID
 from session_core.formats import V1
 from session_core.formats.v1 import V1Live
 from session_core.formats.v1.ops import V1Op
@@ -40,12 +41,7 @@ from . import ExtraPane, PaneSet, register_panes
 if TYPE_CHECKING:
     from ..screens.model_screen import ModelScreen
 
-ARTIFACT_STATES = {
-    "here": "here (a opens it)",
-    "missing": "not here any more",
-    "refused": "refused: not a plain file name",
-    "unreadable": "cannot be read",
-}
+ARTIFACT_STATES = {**ARTIFACT_SAID, "here": "here (a opens it)"}
 
 
 # A v1 operation's states while dispatched and not settled: what "pending" counts.

@@ -14,15 +14,19 @@ from typing import Any
 
 from rich.text import Text
 
-from session_core.artifacts import artifact_dir, artifact_status, is_safe_basename, read_artifact
+from session_core.artifacts import (
+    MISSING,
+    REFUSED,
+    artifact_dir,
+    artifact_status,
+    is_safe_basename,
+    read_artifact,
+)
 from session_core.codec import content_digest
 from session_core.errors import TranscriptError
 
 from ..safe import inert, one_line
 from .text_file import DEFAULT_LIMIT, ReadResult, TextFileScreen
-
-REFUSED = "refused: not a plain file name"
-MISSING = "not here any more"
 
 
 class ArtifactScreen(TextFileScreen):

@@ -23,7 +23,7 @@ from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
 from session_core.cells import pad_cells
 from session_core.fold import fold
 
-from ..agentgo_model import fitted_time, record_summary
+from ..agentgo_model import compact_json, fitted_time, record_summary
 from ..heights import Uniform
 from ..safe import one_line
 from .line_list import highlight
@@ -209,7 +209,10 @@ class TimelineView(RowSearch):
         cells = TIME_WIDTH - 1 + (FRACTION_WIDTH if "fraction" in shown else 0)
         line.append(f"{fitted_time(record.get('time'), cells)} ", self._style("time"))
         category = CATEGORY.get(kind, "unknown" if kind not in KNOWN_TYPES else "lifecycle")
-        if kind == "model_exec_end" and _field(record, "error"):
+        misshapen = view.is_misshapen(at)
+        if misshapen:
+            category = "unknown"
+        elif kind == "model_exec_end" and _field(record, "error"):
             category = "failed"
         if kind == "tool_exec_end" and _field(record, "is_error"):
             category = "failed"
@@ -233,9 +236,13 @@ class TimelineView(RowSearch):
             ident.truncate(EXEC_WIDTH - 1, overflow="ellipsis", pad=True)  # (a cut parent: …)
             line.append_text(ident)
             line.append(" ")
-        if kind not in KNOWN_TYPES:
-            line.append("(unknown type, raw) ", self._style("dim"))
-        line.append(record_summary(record, max(10, width - line.cell_len)))
+        if misshapen:  # (not read as its type says: its data as written)
+            line.append("(misshapen, raw) ", self._style("dim"))
+            line.append(compact_json(record.get("data"), max(10, width - line.cell_len)))
+        else:
+            if kind not in KNOWN_TYPES:
+                line.append("(unknown type, raw) ", self._style("dim"))
+            line.append(record_summary(record, max(10, width - line.cell_len)))
         if selected:
             line.stylize(self._style("cursor"), 1)
         line.truncate(width, overflow="ellipsis")
@@ -246,17 +253,8 @@ class TimelineView(RowSearch):
     def selected_call(self) -> CallKey | None:
         if not 0 <= self.cursor < self.item_count():
             return None
-        record = self.view.records[self.record_index(self.cursor)]
-        execution = record.get("execution")
-        if not isinstance(execution, dict):
-            return None
-        attempt = execution.get("attempt")
-        key = (
-            _s(record.get("run_id")),
-            _s(execution.get("id")),
-            attempt if type(attempt) is int else 1,
-        )
-        return key if key in self.view.calls else None
+        at = self.view.records.calls[self.record_index(self.cursor)]
+        return self.view.call_order[at] if at >= 0 else None  # (a misshapen one: none)
 
     def action_open_call(self) -> None:
         key = self.selected_call()
@@ -275,10 +273,6 @@ class TimelineView(RowSearch):
                 self.move_to(row)
                 return True
         return False
-
-
-def _s(value: object) -> str:
-    return value if isinstance(value, str) else ("" if value is None else str(value))
 
 
 def _field(record: dict[str, object], name: str) -> object:

@@ -1,0 +1,108 @@
+"""A refusal quotes a value the file wrote as JSON writes it (an audit): "has envelope
+version None" (no ``v``), "version True" and agentgo's "declares format version None"
+read as Python leaking through. And a v1 line with an empty ``type`` (the spec: a
+non-empty string) was taken for a line of another type, so the refusal named a later
+compaction that replaced through it, not the line that is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from helpers import run_cli
+
+from session_core import Session, TranscriptError
+from session_core.agentgo import AgentGoSession
+from session_core.text import as_written
+
+MESSAGE_ID = "00000000-0000-4000-8000-000000000002"
+
+
+def _envelope(kind: str, payload: dict[str, Any], n: int) -> dict[str, Any]:
+    eid = f"00000000-0000-4000-8000-{n:012d}"
+    return {"id": eid, "payload": payload, "ts": "2026-08-09T13:10:08Z", "type": kind, "v": 1}
+
+
+def _v1_file(path: Path, second: dict[str, Any]) -> Path:
+    compaction = {"summary": "s", "replaces-through-id": MESSAGE_ID, "fallback": False}
+    lines = [
+        _envelope("session-meta", {}, 1),
+        second,
+        _envelope("grants", {"grants": []}, 3),
+        _envelope("compaction", compaction, 4),
+    ]
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return path
+
+
+def _message(**change: Any) -> dict[str, Any]:
+    line = _envelope("message", {"role": "user", "content": "hi"}, 2)
+    line.update(change)
+    return {k: v for k, v in line.items() if v is not _GONE}
+
+
+_GONE = object()
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"v": _GONE}, 'line 2: has no "v"; this reader reads version 1'),
+        ({"v": True}, "line 2: has envelope version true; this reader reads version 1"),
+        ({"v": None}, "line 2: has envelope version null; this reader reads version 1"),
+        ({"v": "1"}, 'line 2: has envelope version "1"; this reader reads version 1'),
+        ({"type": ""}, 'line 2: has type "", not a non-empty string'),
+    ],
+)
+def test_a_v1_refusal_names_its_line_and_quotes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, Any], said: str
+) -> None:
+    path = _v1_file(tmp_path / "s.jsonl", _message(**change))
+    before = path.read_bytes()
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 1 and out == f"{path}: bad: {said}\n"
+    code, _out, err = run_cli(capsys, "replay", str(path))
+    assert code == 1 and err == f"tailscope: {path}: {said}\n"
+    with pytest.raises(TranscriptError) as refused:
+        Session.load(path)
+    assert refused.value.line == 2 and str(refused.value).endswith(said)
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({}, "declares no format version (no data.version)"),
+        ([1], "declares no format version (no data.version)"),
+        ({"version": None}, "declares format version null"),
+        ({"version": "1"}, 'declares format version "1"'),
+        ({"version": 2}, "declares format version 2"),
+    ],
+)
+def test_an_agentgo_version_refusal_quotes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: Any, said: str
+) -> None:
+    path = tmp_path / "a.jsonl"
+    with AgentGoSession.create(path) as s:
+        s.begin_run().close()
+    lines = path.read_bytes().splitlines(keepends=True)
+    first = orjson.loads(lines[0])
+    first["data"] = data
+    path.write_bytes(orjson.dumps(first) + b"\n" + b"".join(lines[1:]))
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 1
+    assert out == f"{path}: bad: line 1: {said}; this reader reads version 1\n"
+
+
+def test_a_written_value_is_quoted_as_json_inert_and_cut() -> None:
+    assert [as_written(v) for v in (None, True, "a", 1.5, [1])] == [
+        "null",
+        "true",
+        '"a"',
+        "1.5",
+        "[1]",
+    ]
+    assert "\x1b" not in as_written("\x1b[31mred")
+    assert len(as_written("x" * 500)) == 80
