@@ -186,9 +186,9 @@ class TokenTally:
         self.forked = False
         self.carried: Totals | None = None
         # A file that builds on history kept in another file (``history_base`` in its
-        # header: a paginated fork or a later segment, holding none of it): Codex starts
-        # its count from that history's, so the first total holds, past its own last
-        # usage, what the other file counted (``seeded``: left out of the session's).
+        # header: a paginated fork, holding none of its parent's lines): Codex starts its
+        # count from the parent's, so the first total holds, past its own last usage,
+        # what the parent's file counted (``seeded``: left out of the session's).
         self.based = False
         self.seeded: Totals | None = None
         # The fork's own count began at the latest event: what came before is the parent's
