@@ -266,6 +266,7 @@ class CodexBuilder(CodexEvents):
             if key in payload:
                 self.meta[key] = payload[key]
         self.tally.forked = bool(payload.get("forked_from_id"))
+        self.tally.based = isinstance(payload.get("history_base"), dict)
         base = payload.get("base_instructions", payload.get("instructions"))
         if base is not None:
             self.base_instructions = section_text(base)

@@ -185,6 +185,12 @@ class TokenTally:
         # (``carried``: their sum, added to the session's total).
         self.forked = False
         self.carried: Totals | None = None
+        # A file that builds on history kept in another file (``history_base`` in its
+        # header: a paginated fork, holding none of its parent's lines): Codex starts its
+        # count from the parent's, so the first total holds, past its own last usage,
+        # what the parent's file counted (``seeded``: left out of the session's).
+        self.based = False
+        self.seeded: Totals | None = None
         # The fork's own count began at the latest event: what came before is the parent's
         # copied history (the builder takes its usage off the turns and items, and clears it).
         self.fork_began = False
@@ -287,6 +293,10 @@ class TokenTally:
         afresh = False  # a count that starts from 0 again
         if before is None:
             delta = total
+            if self.based and own and last is not None:
+                seed = minus(total, last)
+                if seed is not None and any(seed):  # (the other file's: not this one's)
+                    self.seeded, delta = seed, last
         elif total == before:
             delta = None
         else:
@@ -300,6 +310,7 @@ class TokenTally:
                     self.covered = 0
                     self.cost = 0.0
                     self.fork_began = True
+                    self.seeded = None  # (the total is this count's alone)
                 else:  # a resumed process's: what came before is kept
                     self.carried = before if self.carried is None else plus(self.carried, before)
                 self.gap = []  # (a gap's tokens went with the count that started again)
@@ -373,6 +384,8 @@ class TokenTally:
         if self.last_total is None:
             return Usage(responses=self.unreported)
         counted = self.last_total if self.carried is None else plus(self.carried, self.last_total)
+        if self.seeded is not None:
+            counted = minus(counted, self.seeded) or counted
         total = usage_of(counted, None, response=False, writes=self.writes)
         total.cost = self.cost if self.cost_reported else None
         total.reported = self.responses + self.covered  # (in the total: ``cover``)
