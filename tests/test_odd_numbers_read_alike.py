@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from session_core.formats import CLAUDE_CODE, CODEX, by_name
 
 CC = by_name(CLAUDE_CODE)
@@ -76,6 +78,42 @@ def test_a_count_of_1e400_is_unknown_and_its_line_kept(tmp_path: Path) -> None:
     assert usage["input-tokens"] is None and usage["output-tokens"] == 5
     assert usage["cost"] is None and usage["reported-in-part"] == 1
     assert "reported in part" in note
+
+
+@pytest.mark.parametrize(
+    "count",
+    ["1180591620717411303424", "9223372036854775808"],  # 2**70; 2**63, past an int64 too
+)
+def test_a_count_beyond_64_bits_is_unknown_and_never_priced(tmp_path: Path, count: str) -> None:
+    replay, note = _cc(tmp_path, "big", '{"input_tokens":' + count + ',"output_tokens":5}')
+    usage = replay["usage"]
+    assert usage["input-tokens"] is None and usage["output-tokens"] == 5
+    assert usage["cost"] is None and usage["reported-in-part"] == 1
+    assert "1,180,591" not in note and "9,223,372" not in note
+
+
+def test_a_one_hour_cache_write_beyond_64_bits_is_not_said(tmp_path: Path) -> None:
+    """Its split of the cache writes is not known: they are priced as a writer that
+    does not split them is, never at a count past 64 bits."""
+    said = '{"input_tokens":3,"output_tokens":5,"cache_creation_input_tokens":1000'
+    replay, _note = _cc(
+        tmp_path,
+        "hour",
+        said + ',"cache_creation":{"ephemeral_1h_input_tokens":1180591620717411303424}}',
+    )
+    plain, _ = _cc(tmp_path, "plain", said + "}")
+    assert replay["usage"] == plain["usage"]
+    assert 0 < replay["usage"]["cost"] < 0.1
+
+
+def test_web_searches_beyond_64_bits_are_read_alike(tmp_path: Path) -> None:
+    replay, _note = _cc(
+        tmp_path,
+        "searches",
+        '{"input_tokens":3,"output_tokens":5,'
+        '"server_tool_use":{"web_search_requests":1180591620717411303424}}',
+    )
+    assert replay["usage"]["input-tokens"] == 3
 
 
 def test_cost_usd_of_1e400_is_no_cost_and_its_line_kept(tmp_path: Path) -> None:

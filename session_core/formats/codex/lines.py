@@ -16,15 +16,14 @@ it would treat as odd makes the line fall back.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 
 from ...utf8 import is_utf8
+from ..int64 import Int  # (bigger ones fall back)
 from .items import TEXT_BLOCKS
 
-# Ints orjson reads as ints (it reads bigger ones as floats): bigger ones fall back.
-Int = Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
 NO_VALUE = msgspec.Raw(b"")  # a Raw field that was not there
 
 
