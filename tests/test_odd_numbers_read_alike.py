@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_codex_typed import assert_same
 
 from session_core.formats import CLAUDE_CODE, CODEX, by_name
 
@@ -206,3 +207,25 @@ def test_codex_total_usage_of_1e400_is_unknown(tmp_path: Path) -> None:
         '"info":{"total_token_usage":{"input_tokens":1e400,"output_tokens":5,"total_tokens":105}}}}',
     )
     assert replay["usage"]["input-tokens"] is None
+
+
+@pytest.mark.parametrize(
+    "flat",
+    ['"cached_input_tokens":100,"reasoning_output_tokens":7', '"cache_write_input_tokens":9'],
+)
+def test_codex_flat_usage_with_no_input_or_output_is_read_alike(tmp_path: Path, flat: str) -> None:
+    """A ``token_count`` with no ``info`` and an older writer's flat usage of none but
+    its parts: a usage report (unknown: no input nor output), on both paths, never "rate
+    limits only" (it has none)."""
+    line = (
+        '{"timestamp":"2025-09-01T10:00:04.000Z","type":"event_msg","payload":'
+        '{"type":"token_count","info":null,' + flat + "}}"
+    )
+    path = tmp_path / "flat.jsonl"
+    path.write_text("\n".join([*_CX_HEAD, line, _CX_AFTER]) + "\n")
+    assert_same(path)  # (typed, as a dict: every item, its text, the extra counts)
+    _cx(tmp_path, "flat", line)
+    t = CX.open(str(path), writer_alive=False)
+    assert t.extra["token-count-reports"] == 1
+    assert t.usage.input_tokens is None
+    assert not any("rate limits only" in (p.text or "") for i in t.raw for p in i.parts)

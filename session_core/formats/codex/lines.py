@@ -104,9 +104,23 @@ class TokenInfo(msgspec.Struct, gc=False):
 class TokenCount(_Payload, tag="token_count"):
     info: TokenInfo | None = None
     rate_limits: msgspec.Raw = NO_VALUE  # decoded only when asked for (the latest)
-    # An older writer's usage, flat on the event: such a line takes the dict path.
+    # An older writer's usage, flat on the event: such a line takes the dict path (any
+    # of ``usage._KEYS``, as ``usage.feed`` takes one: ``flat``).
     input_tokens: msgspec.Raw = NO_VALUE
+    cached_input_tokens: msgspec.Raw = NO_VALUE
     output_tokens: msgspec.Raw = NO_VALUE
+    reasoning_output_tokens: msgspec.Raw = NO_VALUE
+    cache_write_input_tokens: msgspec.Raw = NO_VALUE
+
+    def flat(self) -> bool:
+        """Does it say a usage flat on the event (a key there, of any value)?"""
+        return bool(
+            self.input_tokens
+            or self.cached_input_tokens
+            or self.output_tokens
+            or self.reasoning_output_tokens
+            or self.cache_write_input_tokens
+        )
 
 
 class _Turn(_Payload):
