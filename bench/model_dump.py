@@ -30,6 +30,28 @@ _OPTIONS = orjson.OPT_NON_STR_KEYS
 _ABSENT = object()
 
 
+def _dumps(value: Any) -> bytes:
+    """``value`` as JSON; an int orjson will not write (past 64 bits, which a hostile
+    file's counts may be) written as its digits all the same."""
+    try:
+        return orjson.dumps(value, option=_OPTIONS, default=repr)
+    except TypeError as err:
+        if "64-bit" not in str(err):
+            raise
+        return orjson.dumps(_digits(value), option=_OPTIONS, default=repr)
+
+
+def _digits(value: Any) -> Any:
+    """``value`` with each int past orjson's range as a fragment of its digits."""
+    if type(value) is int and not -(1 << 63) <= value < 1 << 64:
+        return orjson.Fragment(str(value).encode())
+    if isinstance(value, dict):
+        return {(str(k) if type(k) is int else k): _digits(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_digits(v) for v in value]
+    return value
+
+
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         # A field some format's subclass does without (v1's and AgentGo's ops) is left out.
@@ -63,7 +85,7 @@ def _lines(t: Any, out: IO[bytes]) -> None:
     """A JSON line per thing, ``[kind, value]``, every dataclass field."""
 
     def put(kind: str, value: Any) -> None:
-        out.write(orjson.dumps([kind, value], option=_OPTIONS, default=repr))
+        out.write(_dumps([kind, value]))
         out.write(b"\n")
 
     put("meta", _plain(t.meta))
@@ -157,7 +179,7 @@ def _whole(t: Any, out: IO[bytes]) -> None:
         "extra": t.extra,
         "json": t.to_json(),
     }
-    out.write(orjson.dumps(doc, option=_OPTIONS, default=repr))
+    out.write(_dumps(doc))
 
 
 LAYOUTS: dict[str, Callable[[Any, IO[bytes]], None]] = {"codex": _whole}

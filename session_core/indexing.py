@@ -206,10 +206,18 @@ def loads_payload(raw: bytes, *, mend: bool = True) -> Any:
     except orjson.JSONDecodeError as err:
         if err.msg != _BEYOND_A_DOUBLE:
             value = mended(raw) if mend else deeper(raw, err)
-            if value is UNMENDED:
+            if value is not UNMENDED:
+                return value
+            fixed = _lone_surrogates_replaced(bytes(raw)) if mend else None
+            if fixed is None:
                 raise
-            return value
-    return _loads_beyond_a_double(raw)
+            try:  # (a lone surrogate before such a number: both, as each is read)
+                return _loads_beyond_a_double(fixed)
+            except ValueError:
+                raise err from None
+    # (a lone surrogate after it: mended too, never a str Python alone would hold)
+    fixed = _lone_surrogates_replaced(bytes(raw)) if mend else None
+    return _loads_beyond_a_double(raw if fixed is None else fixed)
 
 
 UNMENDED: Any = object()

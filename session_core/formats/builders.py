@@ -11,10 +11,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import orjson
-
 from ..events import LineSource, line_text
-from ..indexing import UNMENDED, concatenated, loads_payload, mended
+from ..indexing import concatenated, loads_payload
 from ..json_out import compact_json
 from ..line_warnings import (
     KEPT,
@@ -80,22 +78,22 @@ class Builder(ABC):
     def feed_line(self, raw: bytes, line: int) -> None:
         """One whole line's bytes (CR stripped, not blank), as every read path hands it.
 
-        The default parses it with orjson and calls ``feed`` (or ``bad_line``). A format
+        The default parses it (``loads_payload``) and calls ``feed`` (or ``bad_line``). A format
         with a decoder of its own for its hot lines (typed msgspec ``Struct``s that skip
         what they do not name) overrides this, and keeps ``feed`` for parsed records.
         """
         self.line_raw = b""  # (not a joined line's: none of its records is the line)
         try:
-            record = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            record = mended(raw)  # (a lone surrogate escape: Node writes them)
-            if record is UNMENDED:
-                records = concatenated(raw) if self.joins_lines else None
-                if records is None:
-                    self.bad_line(line, raw, bad_line_reason(raw))
-                else:
-                    self.joined_line(line, records)
-                return
+            # (as a typed decode reads it: a number beyond a double, ``1e400``, as
+            # infinity; a lone surrogate escape, which Node writes, mended)
+            record = loads_payload(raw)
+        except ValueError:
+            records = concatenated(raw) if self.joins_lines else None
+            if records is None:
+                self.bad_line(line, raw, bad_line_reason(raw))
+            else:
+                self.joined_line(line, records)
+            return
         if type(record) is not dict:
             self.bad_line(line, raw, "is not a JSON object")
             return

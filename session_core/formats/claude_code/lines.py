@@ -22,6 +22,7 @@ from ...indexing import loads_mended, loads_payload
 from ...model import Part
 from ...text import str_or_none
 from ...utf8 import is_utf8
+from ..int64 import Int, int64_or_none
 from . import blocks
 from .blocks import flatten
 
@@ -31,26 +32,27 @@ INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that says so
 
 # The Structs' fields are in the order Claude Code writes them (msgspec looks the next
 # key up first where the last one was), and none is tracked by the collector (none
-# holds anything that could refer back to it).
+# holds anything that could refer back to it). A count is an ``Int``: one beyond 64
+# bits sends the line to the dict path, which reads it as unknown (``int64``).
 
 
 class CacheCreation(msgspec.Struct, gc=False):
     """How a response's cache writes split by how long they are kept (2.1.x writers)."""
 
-    ephemeral_1h_input_tokens: int | None = None
+    ephemeral_1h_input_tokens: Int | None = None
 
 
 class ServerToolUse(msgspec.Struct, gc=False):
     """How many requests the API's server tools made for a response (billed apart)."""
 
-    web_search_requests: int | None = None
+    web_search_requests: Int | None = None
 
 
 class TokenUsage(msgspec.Struct, gc=False):
-    input_tokens: int | None = None
-    cache_creation_input_tokens: int | None = None
-    cache_read_input_tokens: int | None = None
-    output_tokens: int | None = None
+    input_tokens: Int | None = None
+    cache_creation_input_tokens: Int | None = None
+    cache_read_input_tokens: Int | None = None
+    output_tokens: Int | None = None
     cache_creation: CacheCreation | None = None
     server_tool_use: ServerToolUse | None = None
 
@@ -223,25 +225,19 @@ def _message_of(message: dict[str, Any]) -> Message:
 
 
 def _usage_of(usage: dict[str, Any]) -> TokenUsage:
-    def number(key: str) -> int | None:
-        value = usage.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
+    # (a count as the typed decode takes one: ``Int``)
     created = usage.get("cache_creation")
-    hour = created.get("ephemeral_1h_input_tokens") if isinstance(created, dict) else None
+    hour = created.get("ephemeral_1h_input_tokens") if type(created) is dict else None
     server = usage.get("server_tool_use")
-    searches = server.get("web_search_requests") if isinstance(server, dict) else None
+    searches = server.get("web_search_requests") if type(server) is dict else None
+    hour, searches = int64_or_none(hour), int64_or_none(searches)
     return TokenUsage(
-        input_tokens=number("input_tokens"),
-        output_tokens=number("output_tokens"),
-        cache_read_input_tokens=number("cache_read_input_tokens"),
-        cache_creation_input_tokens=number("cache_creation_input_tokens"),
-        cache_creation=CacheCreation(hour)
-        if isinstance(hour, int) and not isinstance(hour, bool)
-        else None,
-        server_tool_use=ServerToolUse(searches)
-        if isinstance(searches, int) and not isinstance(searches, bool)
-        else None,
+        input_tokens=int64_or_none(usage.get("input_tokens")),
+        output_tokens=int64_or_none(usage.get("output_tokens")),
+        cache_read_input_tokens=int64_or_none(usage.get("cache_read_input_tokens")),
+        cache_creation_input_tokens=int64_or_none(usage.get("cache_creation_input_tokens")),
+        cache_creation=None if hour is None else CacheCreation(hour),
+        server_tool_use=None if searches is None else ServerToolUse(searches),
     )
 
 

@@ -85,7 +85,7 @@ class CodexEvents(CodexRewrites):
         self, payload: lines.TokenCount, raw: bytes | memoryview, line: int, ts: str | None
     ) -> bool:
         info = payload.info
-        if info is None and (payload.input_tokens or payload.output_tokens):
+        if info is None and payload.flat():
             return False  # usage flat on the event (2025): the dict path reads it
         tally = self.tally
         tally.limits_json(bytes(payload.rate_limits))

@@ -16,15 +16,14 @@ it would treat as odd makes the line fall back.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 
 from ...utf8 import is_utf8
+from ..int64 import Int  # (bigger ones fall back)
 from .items import TEXT_BLOCKS
 
-# Ints orjson reads as ints (it reads bigger ones as floats): bigger ones fall back.
-Int = Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
 NO_VALUE = msgspec.Raw(b"")  # a Raw field that was not there
 
 
@@ -105,9 +104,23 @@ class TokenInfo(msgspec.Struct, gc=False):
 class TokenCount(_Payload, tag="token_count"):
     info: TokenInfo | None = None
     rate_limits: msgspec.Raw = NO_VALUE  # decoded only when asked for (the latest)
-    # An older writer's usage, flat on the event: such a line takes the dict path.
+    # An older writer's usage, flat on the event: such a line takes the dict path (any
+    # of ``usage._KEYS``, as ``usage.feed`` takes one: ``flat``).
     input_tokens: msgspec.Raw = NO_VALUE
+    cached_input_tokens: msgspec.Raw = NO_VALUE
     output_tokens: msgspec.Raw = NO_VALUE
+    reasoning_output_tokens: msgspec.Raw = NO_VALUE
+    cache_write_input_tokens: msgspec.Raw = NO_VALUE
+
+    def flat(self) -> bool:
+        """Does it say a usage flat on the event (a key there, of any value)?"""
+        return bool(
+            self.input_tokens
+            or self.cached_input_tokens
+            or self.output_tokens
+            or self.reasoning_output_tokens
+            or self.cache_write_input_tokens
+        )
 
 
 class _Turn(_Payload):
