@@ -154,3 +154,50 @@ def test_a_copy_that_differs_inside_a_turn_is_not_told(tmp_path: Path) -> None:
     t = opened(fork)
     assert not any(r.copied for r in t.runs)
     assert any("where its copy ends could not be told" in w for w in t.warnings)
+
+
+def test_a_copy_is_told_where_the_parent_went_on_after_the_fork(tmp_path: Path) -> None:
+    """The parent's lines after the fork point (a new turn of its own) are not the
+    fork's: the copy ends before them."""
+    parent, fork = _family(tmp_path, odd=False, cut=False)
+    w = RolloutWriter.__new__(RolloutWriter)  # (appends to the parent's file)
+    w.path, w.crlf, w.line, w.clock, w.total, w.last = str(parent), False, 14, 900, SECOND, None
+    _turn(w, "t9", "parent went on", (4000, 2000, 300, 0), odd=False)
+    t = opened(fork)
+    assert (t.usage.input_tokens, t.usage.output_tokens) == (700, 60)
+    assert [r.copied for r in t.runs] == [True, True, False]
+
+
+def test_a_fork_of_a_fork_is_told_by_its_own_parent(tmp_path: Path) -> None:
+    """A fork's fork copies its parent's file whole (both headers): its copy is that."""
+    _parent, fork = _family(tmp_path, odd=False, cut=False)
+    lines = [orjson.loads(raw) for raw in fork.read_bytes().splitlines()]
+    day = fork.parent.parent / "04"
+    again = "0199aaaa-0000-7000-8000-0000000000ff"
+    w = RolloutWriter(day / f"rollout-2026-01-04T09-00-00-{again}.jsonl")
+    w.clock = 2000
+    w.session_meta(again, forked_from_id=FORK)
+    for record in lines:
+        w.write(record["type"], record["payload"])
+    w.total = tuple(a + b for a, b in zip(SECOND, OWN, strict=True))  # type: ignore[assignment]
+    _turn(w, "t4", "own again", (4000, 1500, 400, 0), odd=False)
+    t = opened(Path(w.path))
+    u = t.usage  # (its own: past the fork's total, 3700 in, 1300 cached, 310 out)
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (100, 200, 90)
+    assert [r.copied for r in t.runs] == [True, True, True, False]
+    assert not any("forked from" in w for w in t.warnings)
+
+
+def test_a_forks_count_from_0_tells_its_copy_without_the_parents_file(tmp_path: Path) -> None:
+    """Where the fork's own count starts again from 0, that tells the copy (as before):
+    no warning that its turns read as the fork's own."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(FORK, forked_from_id=PARENT)
+    w.session_meta(PARENT)
+    _turn(w, "t1", "copied", FIRST, odd=False)
+    w.total = None
+    _turn(w, "t2", "own", OWN, odd=False)
+    t = opened(Path(w.path))
+    assert (t.usage.input_tokens, t.usage.output_tokens) == (700, 60)
+    assert [r.copied for r in t.runs] == [True, False]
+    assert not any("forked from" in said for said in t.warnings), t.warnings

@@ -374,7 +374,8 @@ class CodexBuilder(CodexEvents):
         }
         warnings = list(self.warnings)
         said = None if fork is None else fork.warning()
-        if said is not None:
+        # (none where the fork's count started again from 0: that told its copy)
+        if said is not None and not any(run.copied for run in self.runs):
             warnings.append(said)
         return Transcript(
             format=NAME,
