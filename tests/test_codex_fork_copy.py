@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import pytest
 from codex_helpers import CODEX, opened
-from codex_writer import RolloutWriter, usage
+from codex_writer import RolloutWriter, usage, zst_copy
 from helpers import follow_into
 
 from session_core.model import Transcript
@@ -201,3 +201,13 @@ def test_a_forks_count_from_0_tells_its_copy_without_the_parents_file(tmp_path: 
     assert (t.usage.input_tokens, t.usage.output_tokens) == (700, 60)
     assert [r.copied for r in t.runs] == [True, False]
     assert not any("forked from" in said for said in t.warnings), t.warnings
+
+
+def test_a_parent_kept_compressed_tells_the_copy(tmp_path: Path) -> None:
+    """Codex compresses an idle rollout (``.jsonl.zst``): the parent's is read so."""
+    parent, fork = _family(tmp_path, odd=False, cut=True)
+    zst_copy(str(parent), str(parent) + ".zst")
+    parent.unlink()
+    t = opened(fork)
+    assert (t.usage.input_tokens, t.usage.output_tokens) == (700, 60)
+    assert [r.copied for r in t.runs] == [True, True, False]
