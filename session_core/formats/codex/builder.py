@@ -326,10 +326,10 @@ class CodexBuilder(CodexEvents):
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         messages: Sequence[Item]
-        fork = self.fork_copy
-        if fork is not None:
-            fork_copy.settle(self)
         ops: Sequence[ToolOp]
+        fork = self.fork_copy
+        if fork is not None:  # (its copy fed whole: its usage the parent's)
+            fork_copy.settle(self)
         runs = list(self.runs)  # an ended run no longer changes: only open ones are copied
         for index, run in enumerate(runs):
             if run.state == "running":
