@@ -33,11 +33,12 @@ from ...text import str_or_none
 from ...tool_ops import OpState, ToolOp, classify_op
 from ...utf8 import BlockLines
 from ..builders import Builder
-from . import NAME, lines, rows
+from . import NAME, fork_copy, lines, rows
 from . import usage as tokens
 from .context import section_text
 from .event_words import event_parts
 from .events import _LEGACY, _THOUGHT, CodexEvents
+from .fork_copy import ForkCopy
 from .items import (
     CALL_TYPES,
     NOT_SENT,
@@ -267,6 +268,9 @@ class CodexBuilder(CodexEvents):
                 self.meta[key] = payload[key]
         self.tally.forked = bool(payload.get("forked_from_id"))
         self.tally.based = isinstance(payload.get("history_base"), dict)
+        parent = payload.get("forked_from_id")
+        if isinstance(parent, str) and parent and not self.tally.based:
+            self.fork_copy = ForkCopy(parent)
         base = payload.get("base_instructions", payload.get("instructions"))
         if base is not None:
             self.base_instructions = section_text(base)
@@ -323,6 +327,9 @@ class CodexBuilder(CodexEvents):
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         messages: Sequence[Item]
         ops: Sequence[ToolOp]
+        fork = self.fork_copy
+        if fork is not None:  # (its copy fed whole: its usage the parent's)
+            fork_copy.settle(self)
         runs = list(self.runs)  # an ended run no longer changes: only open ones are copied
         for index, run in enumerate(runs):
             if run.state == "running":
@@ -365,6 +372,11 @@ class CodexBuilder(CodexEvents):
             "token-count-events": tally.events,
             "token-count-reports": tally.reports,
         }
+        warnings = list(self.warnings)
+        said = None if fork is None else fork.warning()
+        # (none where the fork's count started again from 0: that told its copy)
+        if said is not None and not any(run.copied for run in self.runs):
+            warnings.append(said)
         return Transcript(
             format=NAME,
             path=self.path,
@@ -375,7 +387,7 @@ class CodexBuilder(CodexEvents):
             compactions=list(self.compactions),
             runs=runs,
             usage=tally.usage(),
-            warnings=list(self.warnings),
+            warnings=warnings,
             lines=self.lines,
             extra=extra,
             writer_alive=writer_alive,

@@ -13,6 +13,7 @@ from ...text import str_or_none
 from . import lines
 from .completed import completed_tool
 from .event_words import ERRORS, NOT_A_NAME, event_parts, thread_name
+from .fork_copy import before_count
 from .items import (
     completed_item,
 )
@@ -41,6 +42,8 @@ class CodexEvents(CodexRewrites):
     def _event(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         kind = str_or_none(payload.get("type"))
         if kind == "token_count":
+            if self.fork_copy is not None:  # (a fork's: past its copy, its own count)
+                before_count(self, line)
             self._token_count(self.tally.feed(payload, self.model, ts), line, ts)
             return
         if kind in _LEGACY:
@@ -87,6 +90,8 @@ class CodexEvents(CodexRewrites):
         info = payload.info
         if info is None and payload.flat():
             return False  # usage flat on the event (2025): the dict path reads it
+        if self.fork_copy is not None:  # (a fork's: past its copy, its own count)
+            before_count(self, line)
         tally = self.tally
         tally.limits_json(bytes(payload.rate_limits))
         if info is None:

@@ -25,6 +25,7 @@ from ...tool_ops import ToolOp
 from ..builders import RawColumnBuilder
 from . import usage as tokens
 from .compaction import MadeItems
+from .fork_copy import ForkCopy
 from .ops import OpColumn
 from .stamps import CodexFacts
 from .user_turns import View
@@ -125,6 +126,9 @@ class CodexState(RawColumnBuilder):
         self.context_kind, self.message = code("context"), code("message")
         self.model_code = 0  # no model
         self.tally = tokens.TokenTally()
+        # A fork's copy of its parent's history (None: no fork, or a paginated one, which
+        # holds none of its parent's lines): where it ends, told by the parent's file.
+        self.fork_copy: ForkCopy | None = None
         self.context_tokens: int | None = None  # the last request's input (context) size
         self.awaiting_after: Compaction | None = None
         self.last_response = -1  # the raw index of the latest model output awaiting usage

@@ -21,6 +21,7 @@ TREES = ("sessions", "archived_sessions")
 _FIRST_LINE = 1 << 20  # a session_meta carries the base instructions: allow for them
 _MAX_CANDIDATES = 400  # first lines read when looking for subagents
 _MAX_FILES = 200_000  # rollouts listed from one tree
+_MAX_DAYS = 1000  # day folders looked in for a fork's parent (``rollout_of``)
 _SETTLED = 2.0  # seconds after its last change from which a folder's listing is kept
 
 
@@ -250,6 +251,27 @@ def _cwd(record: dict[str, Any]) -> str | None:
     return cwd if isinstance(cwd, str) else None
 
 
+def rollout_of(path: str, thread: str) -> str | None:
+    """The rollout of thread ``thread`` (its name ends in ``-<thread>``) that started no
+    later than ``path``'s: in its folder, then, in a dated tree, the earlier days' of the
+    same ``sessions`` folder, the latest first (``_MAX_DAYS`` of them; the plain file
+    before its ``.zst``). None where none is (or ``thread`` is no name of one)."""
+    if not thread or os.sep in thread or (os.altsep and os.altsep in thread):
+        return None
+    here = os.path.dirname(os.path.abspath(path))
+    folders = [here]
+    if _depth_below_tree(here) == 0 and os.path.basename(here) not in TREES:
+        top = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # sessions/
+        folders.extend(sorted((d for d in _dated(top, 3) if d < here), reverse=True))
+    mine, tail = os.path.abspath(path), f"-{thread}"
+    for folder in folders[:_MAX_DAYS]:
+        for name in _names(folder):  # (sorted: ``.jsonl`` before ``.jsonl.zst``)
+            found = os.path.join(folder, name)
+            if is_rollout(name) and stem(name).endswith(tail) and found != mine:
+                return found
+    return None
+
+
 def find_children(path: str, session_id: str) -> list[tuple[str, dict[str, Any]]]:
     """Subagent rollouts naming ``session_id`` as their parent: (path, session_meta)."""
     found: list[tuple[str, dict[str, Any]]] = []
@@ -267,5 +289,6 @@ __all__ = [
     "first_record",
     "is_rollout",
     "parent_of",
+    "rollout_of",
     "stem",
 ]

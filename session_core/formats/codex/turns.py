@@ -310,15 +310,20 @@ class CodexTurns(CodexState):
 
     # -- usage ------------------------------------------------------------------------
 
-    def _parents_history(self) -> None:
+    def _parents_history(self, through: int = 0) -> None:
         """A fork's own count began: the responses before are its parent's, copied (the
         parent's file counts them). Their usage is taken off the turns and items, as the
-        session's total leaves it out; a turn before this one is the parent's copy."""
+        session's total leaves it out; a turn before this one is the parent's copy (one
+        begun by line ``through``, where the copy's end is known: ``fork_copy``)."""
         self.tally.fork_began = False
         self.response_usage.clear()
         self.runless_usage = Usage()
+        self.unknown_at = (-1, -1)
         for index, run in enumerate(self.runs):  # (copies: a snapshot keeps the old ones)
-            copied = run.copied or index != self.open_run
+            if through:
+                copied = run.copied or (run.line or 0) <= through
+            else:
+                copied = run.copied or index != self.open_run
             self.runs[index] = dataclasses.replace(run, usage=Usage(), copied=copied)
 
     def _gap_share(self, usage: Usage) -> None:

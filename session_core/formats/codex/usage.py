@@ -361,6 +361,21 @@ class TokenTally:
             self.cost_reported += len(gap)
         return last
 
+    def parents_copied(self) -> None:
+        """A fork's copy of its parent's history ended (``fork_copy``): what was counted
+        so far is the parent's, and Codex goes on from its count, so it is left out of
+        the session's total (``seeded``), as the responses' usage and cost are. A count
+        from 0 after it is then a resumed process's (``carried``), as in any rollout."""
+        self.forked = False
+        counted = self.last_total
+        if self.carried is not None:
+            counted = self.carried if counted is None else plus(self.carried, counted)
+        self.seeded, self.carried = counted, None
+        self.responses = self.cost_reported = self.unreported = self.covered = 0
+        self.cost = 0.0
+        self.gap = []
+        self.gap_share = None
+
     def _count(self, usage: Usage) -> None:
         """A response whose usage is known, counted."""
         self.responses += 1
