@@ -99,6 +99,10 @@ async def test_no_pane_says_a_line_of_the_window_as_the_file_s(
         assert screen.ops.rows and screen.runs.runs
         assert not [text for text in said if A_LINE.search(text)]
         assert {ops_line(screen, row) for row in range(len(screen.ops.rows))} == {""}
+        screen.show_run(screen.runs.runs[0])  # (enter on a run: its line is not known yet)
+        await pilot.pause()
+        told = [note.message for note in app._notifications]
+        assert told == ["The file's end is shown alone: its lines are known once it is read."]
 
         load(screen)
         await file_loaded(pilot, ModelScreen)
