@@ -308,8 +308,8 @@ class Subagent:
     @property
     def where(self) -> str:
         """Where its lines are: its file's path, this file's line, or that it has none."""
-        if self.line is not None:
-            return f"this file, line {self.line:,}"
+        if self.line is not None:  # (0: not known yet, the file's end read alone)
+            return f"this file, line {self.line:,}" if self.line else "this file"
         if self.unnamed:
             return "its file is not known"
         if self.path is None and self.copied_from is not None:

@@ -11,7 +11,6 @@ default here built on that model; a format overrides what it does better or stri
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import time
 from abc import ABC, abstractmethod
@@ -34,6 +33,7 @@ from ..model import (
 from ..text import count, ops_said
 from ..times import epoch
 from ..update_notes import UpdateNotes
+from ..window_lines import lines_not_known
 from .builders import Builder
 
 if TYPE_CHECKING:
@@ -530,8 +530,9 @@ def window_transcript(
 
     Read-only, from the end (the complete lines after the first newline in the
     window; a partial last line is left for later). What refers to lines before the
-    window is not there (a chain stops, a result has no call). Items carry line 0:
-    their numbers are not known until the whole file is read. None when the file
+    window is not there (a chain stops, a result has no call). Its lines are counted
+    from the window's first, not the file's: every line number of it is 0, not known
+    until the whole file is read (``lines_not_known``). None when the file
     cannot be read from its end (compressed, unreadable).
     """
     from ..compressed import is_zstd
@@ -564,15 +565,9 @@ def window_transcript(
     builder = fmt.builder(where)
     for number, raw in enumerate(lines, 1):
         builder.take_line(raw, number)
-    transcript = builder.transcript(None)
+    transcript = lines_not_known(builder.transcript(None))
     # A damaged line of the window is the full load's to report (with its real number).
     transcript.warnings = []
-    # A window's few items, built: their numbers are not known.
-    every, messages = list(transcript.raw), list(transcript.messages)
-    for item in itertools.chain(every, messages):
-        item.line = 0
-    transcript.raw, transcript.messages = every, messages
-    transcript.lines = 0
     transcript.extra["tail-window"] = len(data)
     return transcript
 

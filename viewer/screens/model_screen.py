@@ -302,6 +302,9 @@ class ModelScreen(ModelFollowingScreen):
         the replayed one does not hold it (a compaction folded it)."""
         raw = self.transcript.raw
         index = first_of_span(raw, run.line, run.end_line) if run.line else -1
+        if index < 0 and self._previewing:  # (its lines are not known: ``lines_not_known``)
+            self.notify("The file's end is shown alone: its lines are known once it is read.")
+            return
         if index < 0:
             self.notify("This run has no line of its own in the file.")
             return

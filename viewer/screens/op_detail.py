@@ -43,10 +43,7 @@ def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
         ("tool", op.tool),
         ("state", op.label),
         ("call id", op.call_id),
-        (
-            "line",
-            f"{op.line:,}" + (f" (result at line {op.result_line:,})" if op.result_line else ""),
-        ),
+        ("line", _lines_said(op)),
         ("run", op.run_id),
         ("message", op.message_id),
         ("started", op.started),
@@ -65,12 +62,11 @@ def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
             )
         )
     elif op.subagent_line is not None:
-        out.append(
-            ("bold cyan", f"subagent: in this file, line {op.subagent_line:,}  (s shows it)")
-        )
+        at = f", line {op.subagent_line:,}" if op.subagent_line else ""
+        out.append(("bold cyan", f"subagent: in this file{at}  (s shows it)"))
     out.append(("bold", "arguments"))
     out.append(("", _cut(arguments_text(op.arguments))))
-    if op.progress_line is not None:
+    if op.progress_line:  # (0: its number is not known yet, the file's end read alone)
         at = f" at {op.progress_ts}" if op.progress_ts else ""
         out.append(("cyan", f"latest progress line: {op.progress_line:,}{at}"))
     if op.progress:
@@ -87,6 +83,14 @@ def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
         out.append(("bold", "detail"))
         out.extend(detail_entries(op.detail))
     return out
+
+
+def _lines_said(op: ToolOp) -> str | None:
+    """``12 (result at line 14)``; None where its line is not known (0: the file's end
+    read alone, its lines counted from the window's first: ``lines_not_known``)."""
+    if not op.line:
+        return None
+    return f"{op.line:,}" + (f" (result at line {op.result_line:,})" if op.result_line else "")
 
 
 def arguments_text(arguments: Any) -> str:

@@ -117,7 +117,7 @@ class ModelDiff(Sequence[Entry]):
                 ("", ""),
                 (
                     "bold magenta",
-                    f"◆ {kind} at line {compaction.line:,}"
+                    f"◆ {kind}{_at_line(compaction.line)}"
                     f"{' · ' + trigger if trigger else ''}{tokens}",
                 ),
             ]
@@ -537,7 +537,14 @@ def _item_row(
     """An item's row: what it says (``item_said``, as ``diff``'s row), cut to ``width``
     (None: whole)."""
     preview = item_said(item, words) or next((p.name or p.kind for p in item.parts), item.kind)
-    return f"  {sign} line {item.line:,} {item.role}{place}: {_preview(preview, width)}"
+    where = f"line {item.line:,} " if item.line else ""
+    return f"  {sign} {where}{item.role}{place}: {_preview(preview, width)}"
+
+
+def _at_line(line: int) -> str:
+    """`` at line 12``; nothing where its line is not known (0: the file's end read
+    alone, its lines counted from the window's first: ``lines_not_known``)."""
+    return f" at line {line:,}" if line else ""
 
 
 def _preview(text: str, width: int | None) -> str:

@@ -132,14 +132,16 @@ def run_entries(
     (a fact that differs from the previous run's is marked, but one each run has its own
     value of: ``RunContext.own_facts``). ``contexts``: its format records run contexts
     (``has_run_contexts``); where it records none, none is said to be missing."""
+    # (none where its lines are not known: the file's end read alone, ``lines_not_known``)
     span = f"lines {run.line:,}-{run.end_line:,}" if run.end_line else f"from line {run.line:,}"
+    span = f"  {span}" if run.line else ""
     # (Claude Code's own turn_duration: its active time, not its lines' span)
     took = took_text(run.duration, run.started, run.ended, "from its first line to its last")
     # (blank in the column while it runs, as where no time is known: here, which of them)
     took = f"took {took}" if took else "still running" if run.state == "running" else "took ?"
     started = f"started {one_line(run.started)} · " if run.started else ""
     out: list[Entry] = [
-        ("bold", f"run {index + 1}  {run.id}  {run.state_said()}  {span}"),
+        ("bold", f"run {index + 1}  {run.id}  {run.state_said()}{span}"),
         ("", f"{started}{took} · {count(run.items, 'item')} · {_usage_said(run)}"),
     ]
     if run.prompt:
@@ -151,7 +153,7 @@ def run_entries(
             out.append(("dim", "No run context recorded for this run."))
         return out
     before = dict(getattr(previous, "facts", ()) or ())
-    out.append(("bold", f"context (line {context.line:,})"))
+    out.append(("bold", f"context (line {context.line:,})" if context.line else "context"))
     for key, value in context.facts:
         changed = index > 0 and key not in context.own_facts and before.get(key) != value
         out.append(

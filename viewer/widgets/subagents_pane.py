@@ -97,7 +97,8 @@ def subagent_entries(
         took = f" · took {duration_text(subagent.took)}" if subagent.took is not None else ""
         out.append(("dim", f"call {subagent.call_id}{took} (not among this file's operations)"))
     if subagent.in_file:
-        out.append(("", f"its lines: this file's, from line {subagent.line:,}  (enter shows them)"))
+        start = f", from line {subagent.line:,}" if subagent.line else ""
+        out.append(("", f"its lines: this file's{start}  (enter shows them)"))
     elif subagent.unnamed:
         said = "its call has no result to name it, and no subagent file begins with its prompt"
         out.append(("yellow", f"its file: not known ({said})"))

@@ -14,6 +14,7 @@ from ...events import LineSource
 from ...model import Transcript, Usage
 from ...text import count, ops_said
 from ...tool_ops import state_label
+from ...window_lines import lines_not_known
 from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of, runs_said, usage_said
 from ..builders import Builder
 from .asked import UnstartedCounter, is_tool_execution
@@ -134,12 +135,9 @@ class AgentGoFormat(TranscriptFormat):
             view, _size = read_tail(where)
         except (OSError, TranscriptError):
             return None
-        transcript = AgentGoModel(view).transcript(where, None)
-        every = list(transcript.raw)  # a few dozen, built: their lines are not known yet
-        for item in every:
-            item.line = 0
-        transcript.raw, transcript.messages = every, list(every)
-        transcript.lines = 0
+        # (a few dozen messages, their lines counted from the window's first: not known)
+        transcript = lines_not_known(AgentGoModel(view).transcript(where, None))
+        transcript.messages = list(transcript.raw)  # (as they were before the lines went)
         return transcript
 
     def _view(self, path: str | os.PathLike[str], writer_alive: bool | None) -> AgentGoView:

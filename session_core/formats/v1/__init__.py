@@ -15,6 +15,7 @@ from ...model import (
     Usage,
 )
 from ...text import count
+from ...window_lines import lines_not_known
 from ..base import LiveModel, TranscriptFormat, note_of, usage_said
 from ..builders import Builder
 from .left_open import check_ops
@@ -142,7 +143,7 @@ class V1Format(TranscriptFormat):
 
         where = os.fspath(path)
         end = read_tail_window(where, min(window, TAIL))
-        return transcript_of(preview_state(end, where), where, None)
+        return lines_not_known(transcript_of(preview_state(end, where), where, None))
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         from ...views import replay_json
