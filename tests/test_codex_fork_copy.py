@@ -9,7 +9,9 @@ count starts again from 0. Where it is not, the file reads as before, and says s
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from helpers import follow_into
 
 from session_core.model import Transcript
 from session_core.scan import scan_file
+from session_core.tail_reader import TailReader
 from viewer.browser_cells import totals
 
 PARENT = "0199aaaa-0000-7000-8000-00000000000a"
@@ -78,6 +81,39 @@ def _family(root: Path, odd: bool, cut: bool) -> tuple[Path, Path]:
 def _live(path: Path, batch: int) -> Transcript:
     live = CODEX.live(os.fspath(path))
     follow_into(live.apply, path, batch, parse=False)
+    return live.transcript(writer_alive=False)
+
+
+def _dumped(t: Transcript) -> bytes:
+    """The whole model as ``bench/model_dump.py`` dumps it (to compare two reads)."""
+    bench = Path(__file__).resolve().parent.parent / "bench" / "model_dump.py"
+    spec = importlib.util.spec_from_file_location("model_dump", bench)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = BytesIO()
+    module._whole(t, out)
+    return out.getvalue()
+
+
+def _grown(path: Path, pieces: int) -> Transcript:
+    """The file written again, ``pieces`` lines at a time, followed as the viewer does:
+    after each piece the model is fed to caught up and a snapshot taken."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"")
+    live = CODEX.live(os.fspath(path))
+    tail = TailReader(os.fspath(path), parse=False)
+    try:
+        for at in range(0, len(lines), pieces):
+            with path.open("ab") as fh:
+                fh.write(b"".join(lines[at : at + pieces]))
+            while (update := tail.step(1 << 20)) is not None:
+                live.apply(update)
+                if update.caught_up:
+                    break
+            live.transcript(writer_alive=True)
+    finally:
+        tail.close()
     return live.transcript(writer_alive=False)
 
 
@@ -211,3 +247,20 @@ def test_a_parent_kept_compressed_tells_the_copy(tmp_path: Path) -> None:
     t = opened(fork)
     assert (t.usage.input_tokens, t.usage.output_tokens) == (700, 60)
     assert [r.copied for r in t.runs] == [True, True, False]
+
+
+@pytest.mark.parametrize("pieces", [1, 2, 3])
+@pytest.mark.parametrize("cut", [False, True], ids=["whole", "cut"])
+def test_a_fork_followed_while_its_copy_is_written_ends_as_its_whole_read(
+    tmp_path: Path, cut: bool, pieces: int
+) -> None:
+    """Codex writes the copy a line at a time: a fork whose lines so far are all the
+    parent's (ending before any of the parent's lines, a new turn's too) has no copy end
+    yet; followed as it is written, it ends with the model its whole read gives."""
+    _parent, fork = _family(tmp_path, odd=False, cut=cut)
+    whole = opened(fork)
+    assert [r.copied for r in whole.runs] == [True, True, False]
+    grown = _grown(fork, pieces)
+    assert (grown.usage.input_tokens, grown.usage.output_tokens) == (700, 60)
+    assert _dumped(grown) == _dumped(whole)
+

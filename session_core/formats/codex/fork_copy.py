@@ -118,9 +118,11 @@ def look(path: str, copy: ForkCopy) -> None:
 
 
 def copy_end(fork: IO[bytes], parent: IO[bytes], parent_id: str) -> int | None:
-    """The fork's last copied line (0: its copy is not written whole yet; None: not
-    told). ``fork``'s second line is the parent's copied header; from there each line
-    not a ``session_meta`` is the parent's next one, until the fork point."""
+    """The fork's last copied line (0: not known yet; None: not told). ``fork``'s
+    second line is the parent's copied header; from there each line not a
+    ``session_meta`` is the parent's next one, until the fork point: the end is known
+    only by a line of the fork's after it that is not the parent's next one (or by the
+    parent's lines ending), never by where the fork's file ends so far."""
     ours = _records(fork)
     first = next(ours, None)
     second = next(ours, None)
@@ -143,10 +145,10 @@ def copy_end(fork: IO[bytes], parent: IO[bytes], parent_id: str) -> int | None:
         if record is _BAD or _item(record) != _item(mine[1]):
             return end if _fork_point(mine[1]) else None
         end = at
-    mine = next(theirs, None)
-    if mine is None or mine[1] is _BAD:
-        return end if mine is None else None
-    return end if _fork_point(mine[1]) else 0  # (else its copy is still being written)
+    # The fork's lines so far are all the parent's: its copy may still be being written
+    # (Codex writes a line at a time), whatever the parent's next line is; only where the
+    # parent has none left is the copy whole.
+    return end if next(theirs, None) is None else 0
 
 
 _BAD: dict[str, Any] = {}  # a line that is no JSON object
