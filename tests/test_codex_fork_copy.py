@@ -21,6 +21,7 @@ from codex_helpers import CODEX, opened
 from codex_writer import RolloutWriter, usage, zst_copy
 from helpers import follow_into
 
+from session_core.formats.base import check_note
 from session_core.model import Transcript
 from session_core.scan import scan_file
 from session_core.tail_reader import TailReader
@@ -264,3 +265,26 @@ def test_a_fork_followed_while_its_copy_is_written_ends_as_its_whole_read(
     assert (grown.usage.input_tokens, grown.usage.output_tokens) == (700, 60)
     assert _dumped(grown) == _dumped(whole)
 
+
+def test_a_fork_with_no_usage_of_its_own_reads_unknown_not_0(tmp_path: Path) -> None:
+    """A fork whose own response reported no usage (or that has none of its own yet):
+    its usage is unknown, as a rollout's with no report is, never 0 tokens."""
+    _parent, fork = _family(tmp_path, odd=False, cut=False)
+    kept = [
+        raw
+        for raw in fork.read_bytes().splitlines(keepends=True)
+        if b'"input_tokens":3700' not in raw
+    ]
+    fork.write_bytes(b"".join(kept))
+    for t in _reads(fork):
+        assert t.usage.tokens is None and t.usage.input_tokens is None, t.usage
+        assert [r.copied for r in t.runs] == [True, True, False]
+        assert "usage unknown" in check_note(t)
+    assert scan_file(fork).tokens is None
+    _parent, only = _family(tmp_path / "only", odd=False, cut=False)  # (the copy alone)
+    lines = only.read_bytes().splitlines(keepends=True)
+    only.write_bytes(b"".join(lines[: lines.index(next(r for r in lines if b'"own"' in r)) - 3]))
+    for t in _reads(only):
+        assert t.usage.tokens is None, t.usage
+        assert all(r.copied for r in t.runs) and len(t.runs) == 2
+        assert not any("forked from" in w for w in t.warnings), t.warnings
