@@ -288,3 +288,15 @@ def test_a_fork_with_no_usage_of_its_own_reads_unknown_not_0(tmp_path: Path) -> 
         assert t.usage.tokens is None, t.usage
         assert all(r.copied for r in t.runs) and len(t.runs) == 2
         assert not any("forked from" in w for w in t.warnings), t.warnings
+
+
+def test_a_copied_turn_cut_short_is_the_parents_not_an_interrupted_run(tmp_path: Path) -> None:
+    """Upstream cuts the copy before a prompt: its last turn's start is copied alone.
+    That turn is the parent's (it went on there): no run of the fork's interrupted, no
+    crashed row."""
+    _parent, fork = _family(tmp_path, odd=False, cut=True)
+    for t in _reads(fork):
+        assert [r.copied for r in t.runs] == [True, True, False]
+        assert "interrupted" not in check_note(t), check_note(t)
+    row = scan_file(fork)
+    assert row.status != "crashed" and row.reason is None, (row.status, row.reason)
