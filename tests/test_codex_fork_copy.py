@@ -108,14 +108,19 @@ def _grown(path: Path, pieces: int) -> Transcript:
         for at in range(0, len(lines), pieces):
             with path.open("ab") as fh:
                 fh.write(b"".join(lines[at : at + pieces]))
-            while (update := tail.step(1 << 20)) is not None:
-                live.apply(update)
-                if update.caught_up:
-                    break
-            live.transcript(writer_alive=True)
+            _caught_up(tail, live)
     finally:
         tail.close()
     return live.transcript(writer_alive=False)
+
+
+def _caught_up(tail: TailReader, live: Any) -> None:
+    """What was written fed to ``live``, then a snapshot taken (as the viewer does)."""
+    while (update := tail.step(1 << 20)) is not None:
+        live.apply(update)
+        if update.caught_up:
+            break
+    live.transcript(writer_alive=True)
 
 
 def _reads(path: Path) -> list[Transcript]:
@@ -300,3 +305,54 @@ def test_a_copied_turn_cut_short_is_the_parents_not_an_interrupted_run(tmp_path:
         assert "interrupted" not in check_note(t), check_note(t)
     row = scan_file(fork)
     assert row.status != "crashed" and row.reason is None, (row.status, row.reason)
+
+
+def test_a_parent_that_cannot_be_read_is_said_so(tmp_path: Path) -> None:
+    """A parent's rollout found but not readable is not a copy whose lines differ."""
+    parent, fork = _family(tmp_path, odd=False, cut=False)
+    parent.unlink()
+    parent.mkdir()  # (as root, as the tests may run, a mode 000 file would be read)
+    for t in _reads(fork):
+        said = [w for w in t.warnings if "forked from" in w]
+        assert said == [
+            "forked from 0199aaaa…: its file could not be read (Is a directory), the copied "
+            "turns read as this file's own (their usage in its total, and in the parent's file)"
+        ]
+        assert not any(r.copied for r in t.runs)
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["before-its-own", "after-its-own"])
+def test_a_parent_not_found_is_looked_for_again_as_the_fork_grows(
+    tmp_path: Path, late: bool
+) -> None:
+    """Followed, a fork whose parent's file comes only later: looked for again as the
+    fork grows, its copy is told as a whole read tells it; where its own counts were
+    read already (they cannot be told apart now), a warning says to open it again."""
+    parent, fork = _family(tmp_path, odd=False, cut=False)
+    whole = opened(fork)
+    kept = parent.read_bytes()
+    parent.unlink()
+    lines = fork.read_bytes().splitlines(keepends=True)
+    fork.write_bytes(b"")
+    live = CODEX.live(os.fspath(fork))
+    tail = TailReader(os.fspath(fork), parse=False)
+    came = len(lines) - 1 if late else 14  # (after the copy; after its own count)
+    try:
+        for at, raw in enumerate(lines):
+            if at == came:
+                parent.write_bytes(kept)
+            with fork.open("ab") as fh:
+                fh.write(raw)
+            _caught_up(tail, live)
+    finally:
+        tail.close()
+    t = live.transcript(writer_alive=False)
+    if late:
+        assert not any(r.copied for r in t.runs)
+        assert [w for w in t.warnings if "forked from" in w] == [
+            "forked from 0199aaaa…: its file found late (open this one again to tell it), "
+            "the copied turns read as this file's own (their usage in its total, and in the "
+            "parent's file)"
+        ]
+    else:
+        assert _dumped(t) == _dumped(whole)

@@ -11,7 +11,8 @@ header that are the parent's, line for line, by type and payload (``session_meta
 left out on both sides, as upstream's own fork test compares them); it ends where the
 parent's lines end, or where the parent goes on with a new turn or prompt (the fork
 point). A difference inside a turn is no fork point: the copy is then not told (nor is it
-where the parent is not found), and the file is read as before, said in a warning.
+where the parent is not found or cannot be read, until it is: looked for again as the
+fork grows), and the file is read as before, said in a warning.
 
 Only a fork pays: the two files are read once (again only while the copy is not written
 whole), read-only, each up to the copy's end and one line past it.
@@ -40,12 +41,13 @@ class ForkCopy:
     """A fork's copy: its parent's thread, whether its end is known (``state``), and
     that end (the fork's last copied line)."""
 
-    __slots__ = ("end", "parent", "state", "tried", "why")
+    __slots__ = ("counted", "end", "parent", "state", "tried", "why")
 
     def __init__(self, parent: str) -> None:
         self.parent = parent
         self.state = PENDING
         self.end = 0
+        self.counted = 0  # the last ``token_count``'s line taken before the copy's end known
         self.tried: int | None = None  # the fork file's size when last looked at
         self.why = ""  # UNTOLD: the warning's reason
 
@@ -69,6 +71,8 @@ def before_count(b: CodexTurns, line: int) -> None:
         look(b.path, copy)
     if copy.state == FOUND and line > copy.end:
         apply(b, copy)
+    else:
+        copy.counted = line
 
 
 def settle(b: CodexTurns) -> None:
@@ -100,19 +104,28 @@ def look(path: str, copy: ForkCopy) -> None:
     if size == copy.tried:
         return  # (as it was when looked at: not read again)
     copy.tried = size
+    # A parent not found or not readable stays PENDING: looked for again once the fork
+    # grows (it may come, or be let read, as the fork is followed).
     parent = rollout_of(path, copy.parent)
     if parent is None:
-        copy.state, copy.why = UNTOLD, "its file not found"
+        copy.why = "its file not found"
         return
     try:
-        with open_regular(path) as fork, open_maybe_compressed(parent) as theirs:
+        theirs = open_maybe_compressed(parent)
+    except OSError as err:
+        copy.why = f"its file could not be read ({err.strerror or type(err).__name__})"
+        return
+    try:
+        with open_regular(path) as fork, theirs:
             end = copy_end(fork, theirs, copy.parent)
     except OSError:
         end = None
     if end is None:
         copy.state, copy.why = UNTOLD, "where its copy ends could not be told"
-    elif end > 0:
+    elif end > 0 and end >= copy.counted:
         copy.state, copy.end = FOUND, end
+    elif end > 0:  # (found once the fork was followed past its copy: its counts taken)
+        copy.state, copy.why = UNTOLD, "its file found late (open this one again to tell it)"
     else:  # (looked at again once the file grows)
         copy.why = "where its copy ends is not told yet"
 
