@@ -356,3 +356,16 @@ def test_a_parent_not_found_is_looked_for_again_as_the_fork_grows(
         ]
     else:
         assert _dumped(t) == _dumped(whole)
+
+
+def test_a_fork_of_a_compressed_parent_followed_while_written_ends_as_its_whole_read(
+    tmp_path: Path,
+) -> None:
+    """Each look at a copy being written goes on where the last left off: in a parent
+    kept compressed too (its bytes read past, not sought)."""
+    parent, fork = _family(tmp_path, odd=False, cut=True)
+    zst_copy(str(parent), str(parent) + ".zst")
+    parent.unlink()
+    whole = opened(fork)
+    assert [r.copied for r in whole.runs] == [True, True, False]
+    assert _dumped(_grown(fork, 1)) == _dumped(whole)

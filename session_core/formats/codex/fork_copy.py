@@ -14,8 +14,9 @@ point). A difference inside a turn is no fork point: the copy is then not told (
 where the parent is not found or cannot be read, until it is: looked for again as the
 fork grows), and the file is read as before, said in a warning.
 
-Only a fork pays: the two files are read once (again only while the copy is not written
-whole), read-only, each up to the copy's end and one line past it.
+Only a fork pays: the two files are read once, read-only, each up to the copy's end and
+one line past it (while the copy is being written, each look goes on from where the last
+left off: ``Mark``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
     from .turns import CodexTurns
 
 PENDING, FOUND, APPLIED, UNTOLD = range(4)
+# Where a look left off with the fork's lines so far all the parent's: the fork's and the
+# parent's byte offsets past the last lines compared, the fork's line there, the end so far.
+Mark = tuple[int, int, int, int]
 _TURN_EVENTS = frozenset(("task_started", "turn_started", "user_message"))
 
 
@@ -41,7 +45,7 @@ class ForkCopy:
     """A fork's copy: its parent's thread, whether its end is known (``state``), and
     that end (the fork's last copied line)."""
 
-    __slots__ = ("counted", "end", "parent", "state", "tried", "why")
+    __slots__ = ("counted", "end", "mark", "parent", "state", "tried", "why")
 
     def __init__(self, parent: str) -> None:
         self.parent = parent
@@ -50,6 +54,7 @@ class ForkCopy:
         self.counted = 0  # the last ``token_count``'s line taken before the copy's end known
         self.tried: int | None = None  # the fork file's size when last looked at
         self.why = ""  # UNTOLD: the warning's reason
+        self.mark: Mark | None = None
 
     def warning(self) -> str | None:
         """What the file's reading says of the copy where it is not told (yet)."""
@@ -117,7 +122,7 @@ def look(path: str, copy: ForkCopy) -> None:
         return
     try:
         with open_regular(path) as fork, theirs:
-            end = copy_end(fork, theirs, copy.parent)
+            end, copy.mark = copy_end(fork, theirs, copy.parent, copy.mark)
     except OSError:
         end = None
     if end is None:
@@ -130,55 +135,80 @@ def look(path: str, copy: ForkCopy) -> None:
         copy.why = "where its copy ends is not told yet"
 
 
-def copy_end(fork: IO[bytes], parent: IO[bytes], parent_id: str) -> int | None:
-    """The fork's last copied line (0: not known yet; None: not told). ``fork``'s
-    second line is the parent's copied header; from there each line not a
+def copy_end(
+    fork: IO[bytes], parent: IO[bytes], parent_id: str, mark: Mark | None = None
+) -> tuple[int | None, Mark | None]:
+    """The fork's last copied line (0: not known yet; None: not told), and where this
+    look left off where it is not known yet (``mark``: the last one's, gone on from).
+    ``fork``'s second line is the parent's copied header; from there each line not a
     ``session_meta`` is the parent's next one, until the fork point: the end is known
     only by a line of the fork's after it that is not the parent's next one (or by the
     parent's lines ending), never by where the fork's file ends so far."""
-    ours = _records(fork)
-    first = next(ours, None)
-    second = next(ours, None)
-    if first is None or second is None:
-        return 0
-    if not _meta_of(second[1], parent_id):
-        return None
-    end = second[0]
-    theirs = (r for r in _records(parent) if not _is_meta(r[1]))
-    for at, record in ours:
+    if mark is None:
+        ours = _records(fork, 0, 0)
+        first = next(ours, None)
+        second = next(ours, None)
+        if first is None or second is None:
+            return 0, None
+        if not _meta_of(second[1], parent_id):
+            return None, None
+        mark = (second[2], second[0], 0, second[0])
+    else:
+        fork.seek(mark[0])
+        _skip(parent, mark[2])
+        ours = _records(fork, mark[0], mark[1])
+    end = mark[3]
+    theirs = (r for r in _records(parent, mark[2], 0) if not _is_meta(r[1]))
+    for at, record, past in ours:
         if _is_meta(record):
             if end == at - 1:  # (a copied header of an older ancestor: the copy's)
                 end = at
+            mark = (past, at, mark[2], end)
             continue
         mine = next(theirs, None)
         if mine is None:
-            return end  # the parent's whole history is copied: the fork's own from here
+            return end, None  # the parent's whole history is copied: the fork's own from here
         if mine[1] is _BAD:
-            return None
+            return None, None
         if record is _BAD or _item(record) != _item(mine[1]):
-            return end if _fork_point(mine[1]) else None
+            return (end if _fork_point(mine[1]) else None), None
         end = at
+        mark = (past, at, mine[2], end)
     # The fork's lines so far are all the parent's: its copy may still be being written
     # (Codex writes a line at a time), whatever the parent's next line is; only where the
     # parent has none left is the copy whole.
-    return end if next(theirs, None) is None else 0
+    return (end, None) if next(theirs, None) is None else (0, mark)
 
 
 _BAD: dict[str, Any] = {}  # a line that is no JSON object
 
 
-def _records(fh: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each whole line (with its newline) that is not blank: its number and record."""
-    for at, raw in enumerate(fh, 1):
+def _records(fh: IO[bytes], offset: int, line: int) -> Iterator[tuple[int, dict[str, Any], int]]:
+    """Each whole line (with its newline) that is not blank, from byte ``offset`` (after
+    line ``line``): its number, its record and the byte offset past it."""
+    for at, raw in enumerate(fh, line + 1):
         if not raw.endswith(b"\n"):
             return  # (not written whole yet)
+        offset += len(raw)
         if not raw.strip():
             continue
         try:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
             record = _BAD
-        yield at, record if isinstance(record, dict) else _BAD
+        yield at, record if isinstance(record, dict) else _BAD, offset
+
+
+def _skip(fh: IO[bytes], size: int) -> None:
+    """``fh`` read on from byte ``size`` (a compressed file's bytes read past)."""
+    if fh.seekable():
+        fh.seek(size)
+        return
+    while size > 0:
+        got = fh.read(min(size, 1 << 20))
+        if not got:
+            return
+        size -= len(got)
 
 
 def _is_meta(record: dict[str, Any]) -> bool:
