@@ -156,7 +156,9 @@ def left_open(transcript: Transcript, head: int = 0) -> LeftOpen:
     open_runs = [
         r
         for r in transcript.runs
-        if r.state in ("running", "interrupted") and ((r.line or 0) > head or r is last_run)
+        if r.state in ("running", "interrupted")
+        and not r.copied  # (a fork's parent's: the parent's row says it)
+        and ((r.line or 0) > head or r is last_run)
     ]
     if open_runs:
         why.append(f"{count(len(open_runs), 'turn')} not finished")

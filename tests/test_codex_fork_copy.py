@@ -9,7 +9,9 @@ count starts again from 0. Where it is not, the file reads as before, and says s
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +21,10 @@ from codex_helpers import CODEX, opened
 from codex_writer import RolloutWriter, usage, zst_copy
 from helpers import follow_into
 
+from session_core.formats.base import check_note
 from session_core.model import Transcript
 from session_core.scan import scan_file
+from session_core.tail_reader import TailReader
 from viewer.browser_cells import totals
 
 PARENT = "0199aaaa-0000-7000-8000-00000000000a"
@@ -79,6 +83,44 @@ def _live(path: Path, batch: int) -> Transcript:
     live = CODEX.live(os.fspath(path))
     follow_into(live.apply, path, batch, parse=False)
     return live.transcript(writer_alive=False)
+
+
+def _dumped(t: Transcript) -> bytes:
+    """The whole model as ``bench/model_dump.py`` dumps it (to compare two reads)."""
+    bench = Path(__file__).resolve().parent.parent / "bench" / "model_dump.py"
+    spec = importlib.util.spec_from_file_location("model_dump", bench)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = BytesIO()
+    module._whole(t, out)
+    return out.getvalue()
+
+
+def _grown(path: Path, pieces: int) -> Transcript:
+    """The file written again, ``pieces`` lines at a time, followed as the viewer does:
+    after each piece the model is fed to caught up and a snapshot taken."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"")
+    live = CODEX.live(os.fspath(path))
+    tail = TailReader(os.fspath(path), parse=False)
+    try:
+        for at in range(0, len(lines), pieces):
+            with path.open("ab") as fh:
+                fh.write(b"".join(lines[at : at + pieces]))
+            _caught_up(tail, live)
+    finally:
+        tail.close()
+    return live.transcript(writer_alive=False)
+
+
+def _caught_up(tail: TailReader, live: Any) -> None:
+    """What was written fed to ``live``, then a snapshot taken (as the viewer does)."""
+    while (update := tail.step(1 << 20)) is not None:
+        live.apply(update)
+        if update.caught_up:
+            break
+    live.transcript(writer_alive=True)
 
 
 def _reads(path: Path) -> list[Transcript]:
@@ -211,3 +253,119 @@ def test_a_parent_kept_compressed_tells_the_copy(tmp_path: Path) -> None:
     t = opened(fork)
     assert (t.usage.input_tokens, t.usage.output_tokens) == (700, 60)
     assert [r.copied for r in t.runs] == [True, True, False]
+
+
+@pytest.mark.parametrize("pieces", [1, 2, 3])
+@pytest.mark.parametrize("cut", [False, True], ids=["whole", "cut"])
+def test_a_fork_followed_while_its_copy_is_written_ends_as_its_whole_read(
+    tmp_path: Path, cut: bool, pieces: int
+) -> None:
+    """Codex writes the copy a line at a time: a fork whose lines so far are all the
+    parent's (ending before any of the parent's lines, a new turn's too) has no copy end
+    yet; followed as it is written, it ends with the model its whole read gives."""
+    _parent, fork = _family(tmp_path, odd=False, cut=cut)
+    whole = opened(fork)
+    assert [r.copied for r in whole.runs] == [True, True, False]
+    grown = _grown(fork, pieces)
+    assert (grown.usage.input_tokens, grown.usage.output_tokens) == (700, 60)
+    assert _dumped(grown) == _dumped(whole)
+
+
+def test_a_fork_with_no_usage_of_its_own_reads_unknown_not_0(tmp_path: Path) -> None:
+    """A fork whose own response reported no usage (or that has none of its own yet):
+    its usage is unknown, as a rollout's with no report is, never 0 tokens."""
+    _parent, fork = _family(tmp_path, odd=False, cut=False)
+    kept = [
+        raw
+        for raw in fork.read_bytes().splitlines(keepends=True)
+        if b'"input_tokens":3700' not in raw
+    ]
+    fork.write_bytes(b"".join(kept))
+    for t in _reads(fork):
+        assert t.usage.tokens is None and t.usage.input_tokens is None, t.usage
+        assert [r.copied for r in t.runs] == [True, True, False]
+        assert "usage unknown" in check_note(t)
+    assert scan_file(fork).tokens is None
+    _parent, only = _family(tmp_path / "only", odd=False, cut=False)  # (the copy alone)
+    lines = only.read_bytes().splitlines(keepends=True)
+    only.write_bytes(b"".join(lines[: lines.index(next(r for r in lines if b'"own"' in r)) - 3]))
+    for t in _reads(only):
+        assert t.usage.tokens is None, t.usage
+        assert all(r.copied for r in t.runs) and len(t.runs) == 2
+        assert not any("forked from" in w for w in t.warnings), t.warnings
+
+
+def test_a_copied_turn_cut_short_is_the_parents_not_an_interrupted_run(tmp_path: Path) -> None:
+    """Upstream cuts the copy before a prompt: its last turn's start is copied alone.
+    That turn is the parent's (it went on there): no run of the fork's interrupted, no
+    crashed row."""
+    _parent, fork = _family(tmp_path, odd=False, cut=True)
+    for t in _reads(fork):
+        assert [r.copied for r in t.runs] == [True, True, False]
+        assert "interrupted" not in check_note(t), check_note(t)
+    row = scan_file(fork)
+    assert row.status != "crashed" and row.reason is None, (row.status, row.reason)
+
+
+def test_a_parent_that_cannot_be_read_is_said_so(tmp_path: Path) -> None:
+    """A parent's rollout found but not readable is not a copy whose lines differ."""
+    parent, fork = _family(tmp_path, odd=False, cut=False)
+    parent.unlink()
+    parent.mkdir()  # (as root, as the tests may run, a mode 000 file would be read)
+    for t in _reads(fork):
+        said = [w for w in t.warnings if "forked from" in w]
+        assert said == [
+            "forked from 0199aaaa…: its file could not be read (Is a directory), the copied "
+            "turns read as this file's own (their usage in its total, and in the parent's file)"
+        ]
+        assert not any(r.copied for r in t.runs)
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["before-its-own", "after-its-own"])
+def test_a_parent_not_found_is_looked_for_again_as_the_fork_grows(
+    tmp_path: Path, late: bool
+) -> None:
+    """Followed, a fork whose parent's file comes only later: looked for again as the
+    fork grows, its copy is told as a whole read tells it; where its own counts were
+    read already (they cannot be told apart now), a warning says to open it again."""
+    parent, fork = _family(tmp_path, odd=False, cut=False)
+    whole = opened(fork)
+    kept = parent.read_bytes()
+    parent.unlink()
+    lines = fork.read_bytes().splitlines(keepends=True)
+    fork.write_bytes(b"")
+    live = CODEX.live(os.fspath(fork))
+    tail = TailReader(os.fspath(fork), parse=False)
+    came = len(lines) - 1 if late else 14  # (after the copy; after its own count)
+    try:
+        for at, raw in enumerate(lines):
+            if at == came:
+                parent.write_bytes(kept)
+            with fork.open("ab") as fh:
+                fh.write(raw)
+            _caught_up(tail, live)
+    finally:
+        tail.close()
+    t = live.transcript(writer_alive=False)
+    if late:
+        assert not any(r.copied for r in t.runs)
+        assert [w for w in t.warnings if "forked from" in w] == [
+            "forked from 0199aaaa…: its file found late (open this one again to tell it), "
+            "the copied turns read as this file's own (their usage in its total, and in the "
+            "parent's file)"
+        ]
+    else:
+        assert _dumped(t) == _dumped(whole)
+
+
+def test_a_fork_of_a_compressed_parent_followed_while_written_ends_as_its_whole_read(
+    tmp_path: Path,
+) -> None:
+    """Each look at a copy being written goes on where the last left off: in a parent
+    kept compressed too (its bytes read past, not sought)."""
+    parent, fork = _family(tmp_path, odd=False, cut=True)
+    zst_copy(str(parent), str(parent) + ".zst")
+    parent.unlink()
+    whole = opened(fork)
+    assert [r.copied for r in whole.runs] == [True, True, False]
+    assert _dumped(_grown(fork, 1)) == _dumped(whole)

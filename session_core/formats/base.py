@@ -464,7 +464,7 @@ def check_note(transcript: Transcript) -> str:
             said = sum(1 for op in unsettled if op.state == state)
             if said:
                 parts.append(f"{said} {state}")
-    parts.extend(runs_said(run.state for run in transcript.runs))
+    parts.extend(runs_said(run.state for run in transcript.runs if not run.copied))
     parts.extend(overlay_counts(transcript.compactions).said())
     usage = usage_said(transcript.usage)
     if transcript.resumed is not None:  # (its copies are in it: said how much, and whose)
@@ -488,7 +488,8 @@ def subagents_said(transcript: Transcript) -> str:
 
 def runs_said(states: Iterable[str]) -> list[str]:
     """A check note's runs that did not end well, by state: ``1 run interrupted`` (a turn
-    left open: the browser's "crashed"), ``2 runs failed`` (its loop ended in an error)."""
+    left open: the browser's "crashed"), ``2 runs failed`` (its loop ended in an error);
+    a run copied from a fork's parent is the parent's, not counted (``check_note``)."""
     said = Counter(states)
     return [f"{count(said[state], 'run')} {state}" for state in RUN_TROUBLE if said[state]]
 

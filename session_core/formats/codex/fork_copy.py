@@ -11,10 +11,12 @@ header that are the parent's, line for line, by type and payload (``session_meta
 left out on both sides, as upstream's own fork test compares them); it ends where the
 parent's lines end, or where the parent goes on with a new turn or prompt (the fork
 point). A difference inside a turn is no fork point: the copy is then not told (nor is it
-where the parent is not found), and the file is read as before, said in a warning.
+where the parent is not found or cannot be read, until it is: looked for again as the
+fork grows), and the file is read as before, said in a warning.
 
-Only a fork pays: the two files are read once (again only while the copy is not written
-whole), read-only, each up to the copy's end and one line past it.
+Only a fork pays: the two files are read once, read-only, each up to the copy's end and
+one line past it (while the copy is being written, each look goes on from where the last
+left off: ``Mark``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ if TYPE_CHECKING:
     from .turns import CodexTurns
 
 PENDING, FOUND, APPLIED, UNTOLD = range(4)
+# Where a look left off with the fork's lines so far all the parent's: the fork's and the
+# parent's byte offsets past the last lines compared, the fork's line there, the end so far.
+Mark = tuple[int, int, int, int]
 _TURN_EVENTS = frozenset(("task_started", "turn_started", "user_message"))
 
 
@@ -40,14 +45,16 @@ class ForkCopy:
     """A fork's copy: its parent's thread, whether its end is known (``state``), and
     that end (the fork's last copied line)."""
 
-    __slots__ = ("end", "parent", "state", "tried", "why")
+    __slots__ = ("counted", "end", "mark", "parent", "state", "tried", "why")
 
     def __init__(self, parent: str) -> None:
         self.parent = parent
         self.state = PENDING
         self.end = 0
+        self.counted = 0  # the last ``token_count``'s line taken before the copy's end known
         self.tried: int | None = None  # the fork file's size when last looked at
         self.why = ""  # UNTOLD: the warning's reason
+        self.mark: Mark | None = None
 
     def warning(self) -> str | None:
         """What the file's reading says of the copy where it is not told (yet)."""
@@ -69,6 +76,8 @@ def before_count(b: CodexTurns, line: int) -> None:
         look(b.path, copy)
     if copy.state == FOUND and line > copy.end:
         apply(b, copy)
+    else:
+        copy.counted = line
 
 
 def settle(b: CodexTurns) -> None:
@@ -100,70 +109,106 @@ def look(path: str, copy: ForkCopy) -> None:
     if size == copy.tried:
         return  # (as it was when looked at: not read again)
     copy.tried = size
+    # A parent not found or not readable stays PENDING: looked for again once the fork
+    # grows (it may come, or be let read, as the fork is followed).
     parent = rollout_of(path, copy.parent)
     if parent is None:
-        copy.state, copy.why = UNTOLD, "its file not found"
+        copy.why = "its file not found"
         return
     try:
-        with open_regular(path) as fork, open_maybe_compressed(parent) as theirs:
-            end = copy_end(fork, theirs, copy.parent)
+        theirs = open_maybe_compressed(parent)
+    except OSError as err:
+        copy.why = f"its file could not be read ({err.strerror or type(err).__name__})"
+        return
+    try:
+        with open_regular(path) as fork, theirs:
+            end, copy.mark = copy_end(fork, theirs, copy.parent, copy.mark)
     except OSError:
         end = None
     if end is None:
         copy.state, copy.why = UNTOLD, "where its copy ends could not be told"
-    elif end > 0:
+    elif end > 0 and end >= copy.counted:
         copy.state, copy.end = FOUND, end
+    elif end > 0:  # (found once the fork was followed past its copy: its counts taken)
+        copy.state, copy.why = UNTOLD, "its file found late (open this one again to tell it)"
     else:  # (looked at again once the file grows)
         copy.why = "where its copy ends is not told yet"
 
 
-def copy_end(fork: IO[bytes], parent: IO[bytes], parent_id: str) -> int | None:
-    """The fork's last copied line (0: its copy is not written whole yet; None: not
-    told). ``fork``'s second line is the parent's copied header; from there each line
-    not a ``session_meta`` is the parent's next one, until the fork point."""
-    ours = _records(fork)
-    first = next(ours, None)
-    second = next(ours, None)
-    if first is None or second is None:
-        return 0
-    if not _meta_of(second[1], parent_id):
-        return None
-    end = second[0]
-    theirs = (r for r in _records(parent) if not _is_meta(r[1]))
-    for at, record in ours:
+def copy_end(
+    fork: IO[bytes], parent: IO[bytes], parent_id: str, mark: Mark | None = None
+) -> tuple[int | None, Mark | None]:
+    """The fork's last copied line (0: not known yet; None: not told), and where this
+    look left off where it is not known yet (``mark``: the last one's, gone on from).
+    ``fork``'s second line is the parent's copied header; from there each line not a
+    ``session_meta`` is the parent's next one, until the fork point: the end is known
+    only by a line of the fork's after it that is not the parent's next one (or by the
+    parent's lines ending), never by where the fork's file ends so far."""
+    if mark is None:
+        ours = _records(fork, 0, 0)
+        first = next(ours, None)
+        second = next(ours, None)
+        if first is None or second is None:
+            return 0, None
+        if not _meta_of(second[1], parent_id):
+            return None, None
+        mark = (second[2], second[0], 0, second[0])
+    else:
+        fork.seek(mark[0])
+        _skip(parent, mark[2])
+        ours = _records(fork, mark[0], mark[1])
+    end = mark[3]
+    theirs = (r for r in _records(parent, mark[2], 0) if not _is_meta(r[1]))
+    for at, record, past in ours:
         if _is_meta(record):
             if end == at - 1:  # (a copied header of an older ancestor: the copy's)
                 end = at
+            mark = (past, at, mark[2], end)
             continue
         mine = next(theirs, None)
         if mine is None:
-            return end  # the parent's whole history is copied: the fork's own from here
+            return end, None  # the parent's whole history is copied: the fork's own from here
         if mine[1] is _BAD:
-            return None
+            return None, None
         if record is _BAD or _item(record) != _item(mine[1]):
-            return end if _fork_point(mine[1]) else None
+            return (end if _fork_point(mine[1]) else None), None
         end = at
-    mine = next(theirs, None)
-    if mine is None or mine[1] is _BAD:
-        return end if mine is None else None
-    return end if _fork_point(mine[1]) else 0  # (else its copy is still being written)
+        mark = (past, at, mine[2], end)
+    # The fork's lines so far are all the parent's: its copy may still be being written
+    # (Codex writes a line at a time), whatever the parent's next line is; only where the
+    # parent has none left is the copy whole.
+    return (end, None) if next(theirs, None) is None else (0, mark)
 
 
 _BAD: dict[str, Any] = {}  # a line that is no JSON object
 
 
-def _records(fh: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each whole line (with its newline) that is not blank: its number and record."""
-    for at, raw in enumerate(fh, 1):
+def _records(fh: IO[bytes], offset: int, line: int) -> Iterator[tuple[int, dict[str, Any], int]]:
+    """Each whole line (with its newline) that is not blank, from byte ``offset`` (after
+    line ``line``): its number, its record and the byte offset past it."""
+    for at, raw in enumerate(fh, line + 1):
         if not raw.endswith(b"\n"):
             return  # (not written whole yet)
+        offset += len(raw)
         if not raw.strip():
             continue
         try:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
             record = _BAD
-        yield at, record if isinstance(record, dict) else _BAD
+        yield at, record if isinstance(record, dict) else _BAD, offset
+
+
+def _skip(fh: IO[bytes], size: int) -> None:
+    """``fh`` read on from byte ``size`` (a compressed file's bytes read past)."""
+    if fh.seekable():
+        fh.seek(size)
+        return
+    while size > 0:
+        got = fh.read(min(size, 1 << 20))
+        if not got:
+            return
+        size -= len(got)
 
 
 def _is_meta(record: dict[str, Any]) -> bool:

@@ -400,7 +400,10 @@ class TokenTally:
             return Usage(responses=self.unreported)
         counted = self.last_total if self.carried is None else plus(self.carried, self.last_total)
         if self.seeded is not None:
-            counted = minus(counted, self.seeded) or counted
+            own = minus(counted, self.seeded)
+            if own is not None and not any(own):  # (none of its own reported: unknown)
+                return Usage(responses=self.unreported)
+            counted = own or counted
         total = usage_of(counted, None, response=False, writes=self.writes)
         total.cost = self.cost if self.cost_reported else None
         total.reported = self.responses + self.covered  # (in the total: ``cover``)
