@@ -22,6 +22,7 @@ from codex_writer import RolloutWriter, usage, zst_copy
 from helpers import follow_into
 
 from session_core.formats.base import check_note
+from session_core.formats.codex import fork_copy
 from session_core.model import Transcript
 from session_core.scan import scan_file
 from session_core.tail_reader import TailReader
@@ -323,11 +324,12 @@ def test_a_parent_that_cannot_be_read_is_said_so(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("late", [False, True], ids=["before-its-own", "after-its-own"])
 def test_a_parent_not_found_is_looked_for_again_as_the_fork_grows(
-    tmp_path: Path, late: bool
+    tmp_path: Path, late: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Followed, a fork whose parent's file comes only later: looked for again as the
     fork grows, its copy is told as a whole read tells it; where its own counts were
     read already (they cannot be told apart now), a warning says to open it again."""
+    monkeypatch.setattr(fork_copy, "SEARCH_AGAIN", 0.0)  # (every growth: no clock here)
     parent, fork = _family(tmp_path, odd=False, cut=False)
     whole = opened(fork)
     kept = parent.read_bytes()
@@ -369,3 +371,31 @@ def test_a_fork_of_a_compressed_parent_followed_while_written_ends_as_its_whole_
     whole = opened(fork)
     assert [r.copied for r in whole.runs] == [True, True, False]
     assert _dumped(_grown(fork, 1)) == _dumped(whole)
+
+
+def test_a_parent_not_found_is_not_looked_for_on_every_growth(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live fork grows many times a second: its missing parent is looked for (its
+    sessions tree listed) at most every ``SEARCH_AGAIN`` seconds, not on each growth."""
+    parent, fork = _family(tmp_path, odd=False, cut=False)
+    parent.unlink()
+    searched: list[str] = []
+    from session_core.formats.codex import tree
+
+    real = tree.rollout_of
+    monkeypatch.setattr(tree, "rollout_of", lambda p, t: searched.append(t) or real(p, t))
+    lines = fork.read_bytes().splitlines(keepends=True)
+    fork.write_bytes(b"")
+    live = CODEX.live(os.fspath(fork))
+    tail = TailReader(os.fspath(fork), parse=False)
+    try:
+        for raw in lines:
+            with fork.open("ab") as fh:
+                fh.write(raw)
+            _caught_up(tail, live)
+    finally:
+        tail.close()
+    t = live.transcript(writer_alive=False)
+    assert len(lines) > 10 and 1 <= len(searched) <= 2, searched
+    assert any("its file not found" in w for w in t.warnings)

@@ -22,6 +22,7 @@ left off: ``Mark``).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     from .turns import CodexTurns
 
 PENDING, FOUND, APPLIED, UNTOLD = range(4)
+# A parent not found is looked for again at most this often while a fork is followed (a
+# tree's folders listed again: a live fork grows many times a second).
+SEARCH_AGAIN = 2.0
 # Where a look left off with the fork's lines so far all the parent's: the fork's and the
 # parent's byte offsets past the last lines compared, the fork's line there, the end so far.
 Mark = tuple[int, int, int, int]
@@ -45,7 +49,7 @@ class ForkCopy:
     """A fork's copy: its parent's thread, whether its end is known (``state``), and
     that end (the fork's last copied line)."""
 
-    __slots__ = ("counted", "end", "mark", "parent", "state", "tried", "why")
+    __slots__ = ("counted", "end", "mark", "parent", "searched", "state", "tried", "why")
 
     def __init__(self, parent: str) -> None:
         self.parent = parent
@@ -55,6 +59,7 @@ class ForkCopy:
         self.tried: int | None = None  # the fork file's size when last looked at
         self.why = ""  # UNTOLD: the warning's reason
         self.mark: Mark | None = None
+        self.searched: float | None = None  # when its parent was last looked for, not found
 
     def warning(self) -> str | None:
         """What the file's reading says of the copy where it is not told (yet)."""
@@ -108,13 +113,18 @@ def look(path: str, copy: ForkCopy) -> None:
         size = -1
     if size == copy.tried:
         return  # (as it was when looked at: not read again)
-    copy.tried = size
     # A parent not found or not readable stays PENDING: looked for again once the fork
-    # grows (it may come, or be let read, as the fork is followed).
+    # grows (it may come, or be let read, as the fork is followed), not more often than
+    # every ``SEARCH_AGAIN`` seconds.
+    now = time.monotonic()
+    if copy.searched is not None and now - copy.searched < SEARCH_AGAIN:
+        return  # (``tried`` kept: looked at again with the next growth past it)
+    copy.tried = size
     parent = rollout_of(path, copy.parent)
     if parent is None:
-        copy.why = "its file not found"
+        copy.why, copy.searched = "its file not found", now
         return
+    copy.searched = None
     try:
         theirs = open_maybe_compressed(parent)
     except OSError as err:
