@@ -229,3 +229,62 @@ def test_codex_flat_usage_with_no_input_or_output_is_read_alike(tmp_path: Path, 
     assert t.extra["token-count-reports"] == 1
     assert t.usage.input_tokens is None
     assert not any("rate limits only" in (p.text or "") for i in t.raw for p in i.parts)
+
+
+def _cx_usage(usage: str, last: str | None = None) -> str:
+    """A ``token_count`` line whose total (and last usage) is ``usage``."""
+    return (
+        '{"timestamp":"2025-09-01T10:00:04.000Z","type":"event_msg","payload":{"type":"token_count",'
+        '"info":{"total_token_usage":' + usage + ',"last_token_usage":' + (last or usage) + ","
+        '"model_context_window":1000}}}'
+    )
+
+
+@pytest.mark.parametrize("count", ["9223372036854775808", "18446744073709551615"])  # 2**63, 2**64-1
+def test_codex_a_count_past_an_int64_is_unknown_and_never_priced(
+    tmp_path: Path, count: str
+) -> None:
+    """orjson reads these as ints: the bound is the one every format's count has
+    (``int64_or_none``), as in Claude Code, not "an int"."""
+    replay, note = _cx(
+        tmp_path,
+        "big",
+        _cx_usage('{"input_tokens":' + count + ',"cached_input_tokens":0,"output_tokens":5}'),
+    )
+    usage = replay["usage"]
+    assert usage["input-tokens"] is None and usage["cost"] is None
+    assert "9,223,372" not in note and "18,446,744" not in note and "$" not in note
+
+
+@pytest.mark.parametrize("count", ["1e400", "18446744073709551616", "9223372036854775808"])
+@pytest.mark.parametrize("part", ["cached_input_tokens", "cache_write_input_tokens"])
+def test_codex_a_cache_count_written_as_no_count_is_unknown_not_0(
+    tmp_path: Path, count: str, part: str
+) -> None:
+    """The cached (or cache-written) share of the input unknown: the input left after
+    it is unknown, the response's usage is known in part, never priced as uncached."""
+    parts = {"cached_input_tokens": "0", "cache_write_input_tokens": "0"} | {part: count}
+    usage_json = (
+        '{"input_tokens":1000,"output_tokens":5,'
+        + ",".join(f'"{k}":{v}' for k, v in parts.items())
+        + "}"
+    )
+    replay, note = _cx(tmp_path, "cached", _cx_usage(usage_json))
+    usage = replay["usage"]
+    assert usage["input-tokens"] is None and usage["output-tokens"] == 5
+    assert usage["reported-in-part"] == 1
+    if part == "cached_input_tokens":  # (a cache write is billed as input: still priced)
+        assert usage["cost"] is None and usage["cache-read-tokens"] is None
+    assert "1,005" not in note
+
+
+def test_codex_a_reasoning_count_of_1e400_is_unknown_not_0(tmp_path: Path) -> None:
+    line = _cx_usage(
+        '{"input_tokens":100,"cached_input_tokens":0,"output_tokens":5,'
+        '"reasoning_output_tokens":1e400}'
+    )
+    path = tmp_path / "reasoning.jsonl"
+    path.write_text("\n".join([*_CX_HEAD, line, _CX_AFTER]) + "\n")
+    t = CX.open(str(path), writer_alive=False)
+    assert t.extra["total-token-usage"]["reasoning_output_tokens"] is None
+    assert t.usage.input_tokens == 100 and t.usage.output_tokens == 5
