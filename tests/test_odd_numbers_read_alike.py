@@ -288,3 +288,17 @@ def test_codex_a_reasoning_count_of_1e400_is_unknown_not_0(tmp_path: Path) -> No
     t = CX.open(str(path), writer_alive=False)
     assert t.extra["total-token-usage"]["reasoning_output_tokens"] is None
     assert t.usage.input_tokens == 100 and t.usage.output_tokens == 5
+
+
+def test_peek_keeps_a_line_of_1e400_among_its_envelopes(tmp_path: Path) -> None:
+    """``peek`` parses a line as the builders do (``loads_payload``): the line the other
+    read paths read is among its records, not dropped without a word."""
+    from session_core import peek
+
+    path = tmp_path / "inf.jsonl"
+    path.write_text(
+        "\n".join([_PROMPT, _answer('{"input_tokens":1e400,"output_tokens":5}'), _NEXT])
+    )
+    result = peek(path)
+    assert [e.get("uuid") for e in result.envelopes] == ["u1", "a1", "u2"]
+    assert [m.content for m in result.messages] == ["hi", "hello", "more"]
