@@ -373,6 +373,8 @@ class CodexBuilder(CodexEvents):
             "token-count-reports": tally.reports,
         }
         warnings = list(self.warnings)
+        if tally.seed_untold:
+            warnings.append(tokens.SEED_UNTOLD)
         said = None if fork is None else fork.warning()
         # (none where the fork's count started again from 0: that told its copy)
         if said is not None and not any(run.copied for run in self.runs):

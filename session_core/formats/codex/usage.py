@@ -139,6 +139,12 @@ def to_json(totals: Totals | None, writes: bool = False) -> dict[str, int | None
     return dict(zip(_KEYS if writes else _KEYS[:4], totals, strict=False))
 
 
+SEED_UNTOLD = (
+    "the first token count of this fork (it builds on its parent's history, history_base) "
+    "reports no last usage (or one past its total): its total holds the parent's count, and this file's share of "
+    "it cannot be told, so that share is unknown and left out of the usage"
+)
+
 # (the texts of a part named ``token_count``: the views put the name before them)
 REPEAT = "the same total as the last report"
 NO_LIMITS_ONLY = "no usage (rate limits only)"
@@ -207,6 +213,10 @@ class TokenTally:
         # what the parent's file counted (``seeded``: left out of the session's).
         self.based = False
         self.seeded: Totals | None = None
+        # Its first total came with no last usage (or one bigger): the parent's part of it
+        # cannot be told, so all of it is left out, and the first response's usage is
+        # unknown (the builder says so: ``SEED_UNTOLD``).
+        self.seed_untold = False
         # The fork's own count began at the latest event: what came before is the parent's
         # copied history (the builder takes its usage off the turns and items, and clears it).
         self.fork_began = False
@@ -309,9 +319,16 @@ class TokenTally:
         afresh = False  # a count that starts from 0 again
         if before is None:
             delta = total
-            if self.based and own and last is not None:
-                seed = minus(total, last)
-                if seed is not None and any(seed):  # (the other file's: not this one's)
+            if self.based and own:
+                seed = None if last is None else minus(total, last)
+                if seed is None:  # this file's share of it cannot be told: none counted
+                    self.seeded, self.seed_untold = total, True
+                    self.last_total = total
+                    if not spoke:
+                        return total, None, 0, own
+                    self.unreported += 1  # (this response's usage unknown, said)
+                    return total, Usage(responses=1), 0, own
+                if any(seed):  # (the other file's: not this one's)
                     self.seeded, delta = seed, last
         elif total == before:
             delta = None
@@ -432,6 +449,7 @@ __all__ = [
     "NO_LIMITS_ONLY",
     "NO_USAGE",
     "REPEAT",
+    "SEED_UNTOLD",
     "WRITES",
     "Note",
     "Priced",
