@@ -141,8 +141,9 @@ def to_json(totals: Totals | None, writes: bool = False) -> dict[str, int | None
 
 SEED_UNTOLD = (
     "the first token count of this fork (it builds on its parent's history, history_base) "
-    "reports no last usage (or one past its total): its total holds the parent's count, and this file's share of "
-    "it cannot be told, so that share is unknown and left out of the usage"
+    "reports no last usage (or one past its total): its total holds the parent's count, "
+    "and this file's share of it cannot be told, so that share is unknown and left out "
+    "of the usage"
 )
 
 # (the texts of a part named ``token_count``: the views put the name before them)
