@@ -128,3 +128,25 @@ def test_a_paginated_forks_first_report_with_no_last_usage_counts_no_seed(
         assert first.usage.input_tokens is None and not first.usage.reported
         assert (second.usage.input_tokens, second.usage.output_tokens) == (200, 30)
         assert any("history_base" in w and "cannot be told" in w for w in t.warnings)
+
+
+def test_a_big_forks_preview_never_counts_its_parents_seed(tmp_path: Path) -> None:
+    """The big-file preview (``tail``) reads the file's end alone: the header it never
+    sees is read for its facts (first line, bounded), so its runs are the fork's own, and
+    its total, which the window cannot tell, is unknown until the whole file is read
+    (it counted the parent's 9,000 in as the fork's)."""
+    path = _fork(tmp_path / "r.jsonl", odd=False)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join([lines[0], lines[1] * 400, *lines[2:]]))  # (a long middle)
+    whole = opened(path).usage
+    assert (whole.input_tokens, whole.output_tokens) == (900, 90)
+    preview = CODEX.tail(path, 8192)
+    assert preview is not None and "id" not in preview.meta  # (the header not in the window)
+    u = preview.usage
+    assert u.input_tokens is None and u.cost is None and u.responses == 2
+    assert [(r.usage.input_tokens, r.usage.output_tokens) for r in preview.runs] == [
+        (700, 60),
+        (200, 30),
+    ]
+    small = CODEX.tail(_fork(tmp_path / "small.jsonl", odd=False))  # (its header in the window)
+    assert small is not None and small.usage.input_tokens == 900

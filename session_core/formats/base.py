@@ -524,7 +524,10 @@ def tail_transcript(
 
 
 def window_transcript(
-    fmt: TranscriptFormat, path: str | os.PathLike[str], window: int = TAIL_WINDOW
+    fmt: TranscriptFormat,
+    path: str | os.PathLike[str],
+    window: int = TAIL_WINDOW,
+    builder: Builder | None = None,
 ) -> Transcript | None:
     """The model of a file's last ``window`` bytes alone: a big file's first screen.
 
@@ -532,7 +535,8 @@ def window_transcript(
     window; a partial last line is left for later). What refers to lines before the
     window is not there (a chain stops, a result has no call). Items carry line 0:
     their numbers are not known until the whole file is read. None when the file
-    cannot be read from its end (compressed, unreadable).
+    cannot be read from its end (compressed, unreadable). ``builder``: one told its
+    header's facts already (``fmt.builder``'s, else).
     """
     from ..compressed import is_zstd
     from ..reader import open_transcript
@@ -561,7 +565,8 @@ def window_transcript(
         return None
     lines = data.split(b"\n")
     lines.pop()  # not a whole line yet
-    builder = fmt.builder(where)
+    if builder is None:
+        builder = fmt.builder(where)
     for number, raw in enumerate(lines, 1):
         builder.take_line(raw, number)
     transcript = builder.transcript(None)
