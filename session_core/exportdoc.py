@@ -235,18 +235,22 @@ class PrintedOnce:
     as a long run's contexts repeat their instructions every turn)."""
 
     def __init__(self) -> None:
-        # a body's key (a digest, the text) -> the run that printed it, and its body
-        self.printed: dict[object, tuple[str, str]] = {}
+        # a body's key (a digest, the text) -> each body printed under it -> the run that
+        # printed it (in order: the first is the key's first run)
+        self.printed: dict[object, dict[str, str]] = {}
 
     def section(self, run: str, name: str, key: object, label: str, body: str) -> Item:
-        first = self.printed.get(key)
-        if first is None:
-            self.printed[key] = (run, body)
+        bodies = self.printed.setdefault(key, {})
+        if not bodies:
+            bodies[body] = run
             return TextBlock(label, body)
-        if first[1] == body:
-            return Note(f"section {name}: the same body as printed for run {first[0]}")
+        same = bodies.get(body)  # (any body printed under it: a third run may repeat a second)
+        if same is not None:
+            return Note(f"section {name}: the same body as printed for run {same}")
         # (a file that breaks the digest rule: its own line's text, not a claimed sameness)
-        differs = f"its own text, which differs from run {first[0]}'s under the same digest"
+        first = next(iter(bodies.values()))
+        bodies[body] = run
+        differs = f"its own text, which differs from run {first}'s under the same digest"
         return TextBlock(f"{label}: {differs}", body)
 
 
