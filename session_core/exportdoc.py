@@ -13,7 +13,6 @@ whole in memory (a v1 export of 1 GB held 3 GB when it was). They are read once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -21,7 +20,7 @@ from typing import Any, Literal, TypeVar
 import orjson
 
 from .elisions import Elision, per_line
-from .json_out import json_text
+from .json_out import json_text, readable_json
 from .message_usage import MessageUsage
 from .search import op_arguments
 from .text import prompt_title
@@ -157,7 +156,7 @@ def document_title(
 def _s(value: Any) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else readable_json(value)
 
 
 def _preview(text: str, width: int = 160) -> str:

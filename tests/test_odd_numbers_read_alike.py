@@ -302,3 +302,31 @@ def test_peek_keeps_a_line_of_1e400_among_its_envelopes(tmp_path: Path) -> None:
     result = peek(path)
     assert [e.get("uuid") for e in result.envelopes] == ["u1", "a1", "u2"]
     assert [m.content for m in result.messages] == ["hi", "hello", "more"]
+
+
+def test_1e400_in_a_calls_input_reads_null_on_every_surface(tmp_path: Path) -> None:
+    """One rule for a non-finite number in a value (``json_out``): the md conversation
+    wrote ``Infinity`` (no JSON) where the tools table, the diff and the replay say
+    ``null``."""
+    from session_core.export import export
+
+    call = '{"type":"tool_use","id":"toolu_1","name":"Calc","input":{"n":1e400,"s":"x"}}'
+    line = _answer("{}").replace('{"type":"text","text":"hello"}', call)
+    path = tmp_path / "calc.jsonl"
+    path.write_text("\n".join([_PROMPT, line, _NEXT]) + "\n")
+    for form in ("md", "html"):
+        out = export(path, form)
+        assert "Infinity" not in out, form
+    assert '{"n": null, "s": "x"}' in export(path, "md")
+
+
+def test_json_out_writes_a_non_finite_number_null_however_it_writes() -> None:
+    from session_core.json_out import dumps, readable_json
+
+    inf = float("inf")
+    assert readable_json({"n": inf, "l": [-inf, 1]}) == '{"n": null, "l": [null, 1]}'
+    assert readable_json([inf], indent=2) == "[\n  null\n]"
+    deep: list[Any] = [inf]
+    for _ in range(300):  # (past orjson's depth: the standard library's encoder writes it)
+        deep = [deep]
+    assert b"Infinity" not in dumps(deep) and b"null" in dumps(deep)
