@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .codec import content_digest
 from .errors import TranscriptError
+from .text import as_written
 
 if TYPE_CHECKING:
     import regex
@@ -34,7 +35,9 @@ def is_safe_basename(name: object) -> bool:
 def artifact_path(transcript: str | os.PathLike[str], name: object) -> str:
     """Where the artifact ``name`` lives; a ``TranscriptError`` for anything but a basename."""
     if not is_safe_basename(name):
-        raise TranscriptError(f"refusing artifact name {name!r}: it is not a plain file name")
+        raise TranscriptError(
+            f"refusing artifact name {as_written(name)}: it is not a plain file name"
+        )
     assert isinstance(name, str)
     return os.path.join(artifact_dir(transcript), name)
 

@@ -13,7 +13,6 @@ whole in memory (a v1 export of 1 GB held 3 GB when it was). They are read once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -21,7 +20,7 @@ from typing import Any, Literal, TypeVar
 import orjson
 
 from .elisions import Elision, per_line
-from .json_out import json_text
+from .json_out import json_text, readable_json
 from .message_usage import MessageUsage
 from .search import op_arguments
 from .text import prompt_title
@@ -157,7 +156,7 @@ def document_title(
 def _s(value: Any) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else readable_json(value)
 
 
 def _preview(text: str, width: int = 160) -> str:
@@ -235,18 +234,22 @@ class PrintedOnce:
     as a long run's contexts repeat their instructions every turn)."""
 
     def __init__(self) -> None:
-        # a body's key (a digest, the text) -> the run that printed it, and its body
-        self.printed: dict[object, tuple[str, str]] = {}
+        # a body's key (a digest, the text) -> each body printed under it -> the run that
+        # printed it (in order: the first is the key's first run)
+        self.printed: dict[object, dict[str, str]] = {}
 
     def section(self, run: str, name: str, key: object, label: str, body: str) -> Item:
-        first = self.printed.get(key)
-        if first is None:
-            self.printed[key] = (run, body)
+        bodies = self.printed.setdefault(key, {})
+        if not bodies:
+            bodies[body] = run
             return TextBlock(label, body)
-        if first[1] == body:
-            return Note(f"section {name}: the same body as printed for run {first[0]}")
+        same = bodies.get(body)  # (any body printed under it: a third run may repeat a second)
+        if same is not None:
+            return Note(f"section {name}: the same body as printed for run {same}")
         # (a file that breaks the digest rule: its own line's text, not a claimed sameness)
-        differs = f"its own text, which differs from run {first[0]}'s under the same digest"
+        first = next(iter(bodies.values()))
+        bodies[body] = run
+        differs = f"its own text, which differs from run {first}'s under the same digest"
         return TextBlock(f"{label}: {differs}", body)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -35,6 +34,7 @@ from .exportdoc import (
 )
 from .formats.agentgo.asked import unstarted_state
 from .formats.agentgo.model import failure_item
+from .json_out import readable_json
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
 from .text import Name, finish_mark
@@ -115,12 +115,10 @@ def _unshown(
         start, end = call.tool_start, call.tool_end
         if start is not None:
             arguments = start.get("args", start)
-            yield TextBlock(
-                f"{head}: arguments", json.dumps(arguments, indent=2, ensure_ascii=False)
-            )
+            yield TextBlock(f"{head}: arguments", readable_json(arguments, indent=2))
         if end is not None:  # (its text parts as text; anything else as written)
             parts = message_text(end) if isinstance(end.get("content"), list) else ""
-            text = parts or json.dumps(end, indent=2, ensure_ascii=False)
+            text = parts or readable_json(end, indent=2)
             yield TextBlock(f"{tcid}: result{' (an error)' if end.get('is_error') else ''}", text)
 
 
@@ -206,7 +204,7 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         (
             TextBlock(
                 f"line {c.line} · seq {c.seq} · run {c.run_id}",
-                json.dumps(c.snapshot, indent=2, ensure_ascii=False),
+                readable_json(c.snapshot, indent=2),
             )
             for c in agv.checkpoints
         )
@@ -240,7 +238,7 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
     others = [
         TextBlock(
             f"line {line} · {_s(record.get('type'))}",
-            json.dumps(record, indent=2, ensure_ascii=False),
+            readable_json(record, indent=2),
         )
         for line, record in agv.other_records()
     ]

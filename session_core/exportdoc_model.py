@@ -6,7 +6,6 @@ Every string stays as the file says it (untrusted): the renderers make it inert.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -38,6 +37,7 @@ from .exportdoc import (
 from .exportdoc import (
     Item as DocItem,
 )
+from .json_out import readable_json
 from .model import Compaction, Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
 from .patch_args import as_patch
 from .text import Name, count, duration_text
@@ -398,8 +398,8 @@ def _arguments(value: Any) -> str:
     patch = as_patch(value)
     if patch is not None:
         text, rest = patch
-        return text + (f"\n{json.dumps(rest, ensure_ascii=False)}" if rest else "")
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return text + (f"\n{readable_json(rest)}" if rest else "")
+    return value if isinstance(value, str) else readable_json(value)
 
 
 def _compactions(transcript: Transcript) -> Section:

@@ -4,7 +4,6 @@ tool operations, run contexts and usage per run, built as the renderer reaches t
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -37,6 +36,7 @@ from .exportdoc import (
 )
 from .exportdoc_v1_index import V1Index, _calls
 from .formats.v1.model import NAME
+from .json_out import readable_json
 from .message_usage import counts_as_turn, v1_usage
 from .replay import Compaction, ReplayState, payload_of
 from .text import Name, count, duration_text, finish_mark
@@ -325,14 +325,14 @@ class _V1(V1Index):
             ("file", Name(self.path)),
             ("format", "transcript-v1"),
             ("view", self.view),
-            ("meta", json.dumps(state.meta, ensure_ascii=False)),
+            ("meta", readable_json(state.meta)),
             ("message lines", f"{state.message_count:,}"),
             ("messages sent next", f"{len(state.entries):,}"),
             ("compactions / elisions", f"{len(state.compactions)} / {len(state.elisions)}"),
             ("usage", _usage_fact(self.tally)),
         ]
         if state.grants:
-            facts.append(("grants", json.dumps(state.grants, ensure_ascii=False)))
+            facts.append(("grants", readable_json(state.grants)))
         usage = Section(
             "Usage per run",
             "usage",

@@ -12,11 +12,9 @@ from io import BytesIO
 from itertools import accumulate
 from typing import IO, TYPE_CHECKING, Any
 
-import orjson
-
 from .errors import TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LineSource
-from .indexing import UNMENDED, concatenated, mended
+from .indexing import concatenated, loads_payload
 
 if TYPE_CHECKING:
     from .formats.builders import Builder
@@ -198,21 +196,20 @@ def read_batches(
 
 
 def read_records(where: str) -> Iterator[tuple[int, Any, bytes]]:
-    """``read_lines``, parsed: ``(number, parsed value or None, raw bytes)``; a line of
-    several records with no line break between them (``concatenated``) gives each."""
-    loads = orjson.loads
+    """``read_lines``, parsed as the builders parse a line (``loads_payload``: a number
+    beyond a double read, a lone surrogate mended): ``(number, parsed value or None, raw
+    bytes)``; a line of several records with no line break between them
+    (``concatenated``) gives each."""
     for number, raw, _span in read_lines(where):
         try:
-            value = loads(raw)
-        except orjson.JSONDecodeError:
-            value = mended(raw)
-            if value is UNMENDED:
-                records = concatenated(raw)
-                if records is not None:
-                    for record in records:
-                        yield number, record, raw
-                    continue
-                value = None
+            value = loads_payload(raw)
+        except ValueError:
+            records = concatenated(raw)
+            if records is not None:
+                for record in records:
+                    yield number, record, raw
+                continue
+            value = None
         yield number, value, raw
 
 

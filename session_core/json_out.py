@@ -10,13 +10,23 @@ so. A record shown, exported or printed never raises.
 from __future__ import annotations
 
 import json
+import math
 import re
 from functools import cache
 from typing import IO, Any
 
 import orjson
 
-__all__ = ["TOO_DEEP", "EscapedC1", "compact_json", "dumps", "escape_c1", "json_bytes", "json_text"]
+__all__ = [
+    "TOO_DEEP",
+    "EscapedC1",
+    "compact_json",
+    "dumps",
+    "escape_c1",
+    "json_bytes",
+    "json_text",
+    "readable_json",
+]
 
 TOO_DEEP = "(a value nested too deep to be written)"
 
@@ -30,17 +40,46 @@ def dumps(value: Any, option: int = 0) -> bytes:
     except TypeError:  # (orjson.JSONEncodeError): too deep, or a key orjson will not take
         pass
     pretty = bool(option & orjson.OPT_INDENT_2)
-    try:
-        text = json.dumps(
-            value,
-            default=str,
-            indent=2 if pretty else None,
-            separators=None if pretty else (",", ":"),
-            sort_keys=bool(option & orjson.OPT_SORT_KEYS),
-        )
-    except (TypeError, ValueError, RecursionError):
-        text = json.dumps(TOO_DEEP)
+    text = _standard(
+        value,
+        ensure_ascii=True,
+        indent=2 if pretty else None,
+        separators=None if pretty else (",", ":"),
+        sort_keys=bool(option & orjson.OPT_SORT_KEYS),
+    )
     return text.encode() + (b"\n" if option & orjson.OPT_APPEND_NEWLINE else b"")
+
+
+def readable_json(value: Any, indent: int | None = None) -> str:
+    """JSON of a value as a document shows it (``", "`` and ``": "`` between, characters
+    as they are, ``indent``), by the rules of ``dumps``: a number beyond a double
+    (``1e400``, read as infinity) written ``null``, as orjson writes it (the replay, the
+    tools table, the diff), never ``Infinity``, which is no JSON."""
+    return _standard(value, ensure_ascii=False, indent=indent)
+
+
+def _standard(value: Any, **how: Any) -> str:
+    """The standard library's JSON of a value, a non-finite number written ``null`` (as
+    orjson writes it: one rule for a value read from a transcript); one too deep for it,
+    ``TOO_DEEP``."""
+    try:
+        try:
+            return json.dumps(value, default=str, allow_nan=False, **how)
+        except ValueError:  # (a non-finite number: rare, so looked for only then)
+            return json.dumps(_finite(value), default=str, **how)
+    except (TypeError, ValueError, RecursionError):
+        return json.dumps(TOO_DEEP)
+
+
+def _finite(value: Any) -> Any:
+    """A value with each non-finite number in it None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def compact_json(value: object) -> str:

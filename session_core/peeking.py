@@ -18,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from .agentgo.reader import StrictReader
-from .agentgo.shape import shape_said
+from .agentgo.shape import shape_said, well_shaped
 from .agentgo.view import KNOWN_TYPES, as_message, no_kind_said
 from .errors import TranscriptError
 from .events import strict_rereads
@@ -356,12 +356,11 @@ def agentgo_source(path: str) -> PeekSource:
         return {}
 
     def messages() -> Iterator[Message]:
-        for value in passes.again():
-            data = value.get("data")
-            if value["type"] == "message_end" and isinstance(data, dict):
-                message = data.get("message")
-                if isinstance(message, dict):
-                    yield as_message(message)
+        for value in passes.again():  # (one kept raw, as the view keeps it: no message)
+            if value["type"] == "message_end" and well_shaped(
+                "message_end", value.get("data"), value.get("run_id"), value.get("execution")
+            ):
+                yield as_message(value["data"]["message"])
 
     return PeekSource(meta, passes.records, messages)
 

@@ -25,6 +25,7 @@ from .message import Message, message_from_payload, payload_is_sticky
 from .packed_ids import PackedIds
 from .records import OUTCOMES, RunContexts, Sections, ToolOps
 from .text import as_str as _str
+from .text import as_written
 
 REFUSED_KEPT = 10_000  # lines a replay keeps without applying them (``keep_refused``)
 KNOWN_TYPES = frozenset(
@@ -152,7 +153,7 @@ class ReplayState:
         return self._message(
             "compaction",
             line,
-            f"replaces through {through!r}",
+            f"replaces through {as_written(through)}",
             through,
             "never written, or written after this compaction",
         )
@@ -184,7 +185,7 @@ class ReplayState:
             index = self._message(
                 "elision",
                 line,
-                f"stubs {mid!r}",
+                f"stubs {as_written(mid)}",
                 mid,
                 "never written, or a compaction replaced it first",
             )
@@ -201,7 +202,7 @@ class ReplayState:
             raise self._fail(
                 "tool-settled line",
                 line,
-                f"has outcome {outcome!r}; a settled operation is one of "
+                f"has outcome {as_written(outcome)}; a settled operation is one of "
                 + ", ".join(TOOL_OUTCOMES),
             )
         index = self._pending_ops.get(op_id)
@@ -212,10 +213,12 @@ class ReplayState:
             raise self._fail(
                 "tool-settled line",
                 line,
-                f"settles {op_id!r}, which is not an operation this transcript dispatched "
-                "(never written, or written after this settle)",
+                f"settles {as_written(op_id)}, which is not an operation this transcript "
+                "dispatched (never written, or written after this settle)",
             )
-        raise self._fail("tool-settled line", line, f"settles {op_id!r}, which was settled already")
+        raise self._fail(
+            "tool-settled line", line, f"settles {as_written(op_id)}, which was settled already"
+        )
 
     # -- applying ---------------------------------------------------------
 

@@ -118,3 +118,28 @@ def test_the_writer_refuses_an_execution_kind_that_is_no_string(tmp_path: Path) 
         run = s.begin_run()
         with pytest.raises(RefusedAppendError, match="execution kind must be one of"):
             run.record("model_request", {}, execution={**TURN, "kind": ["model"]})
+
+
+@pytest.mark.parametrize("how", ["no_run_id", "execution_str", "attempt_0"])
+def test_peek_lists_no_message_of_a_misshapen_message_end(tmp_path: Path, how: str) -> None:
+    """``peek``'s messages are the view's (``shape.well_shaped``): a misshapen
+    ``message_end`` is kept raw, as its warning says, never listed as a message."""
+    path = tmp_path / "s.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        for text in ("hello", "kept"):
+            message = {"kind": "user", "content": [{"type": "text", "text": text}]}
+            run.record("message_end", {"message": message})
+        run.close()
+    lines = path.read_bytes().splitlines(keepends=True)
+    number = next(n for n, raw in enumerate(lines, 1) if b'"kept"' in raw)
+    record = orjson.loads(lines[number - 1])
+    record.setdefault("execution", dict(TURN))
+    _damage(record, how)
+    lines[number - 1] = orjson.dumps(record) + b"\n"
+    path.write_bytes(b"".join(lines))
+    replay = by_name(AGENTGO).replay_json(path)
+    assert number in [o["line"] for o in replay["other-records"]]
+    result = peek(path)
+    assert any(w.startswith(f"line {number}: a misshapen message_end") for w in result.warnings)
+    assert [m.content for m in result.messages] == ["hello"]

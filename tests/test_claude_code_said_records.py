@@ -261,3 +261,22 @@ def test_a_server_call_without_input_is_a_call_in_the_diff_and_the_reader(
         rows = run_cli(capsys, "diff", str(path))[1].splitlines()
         row = {r[7:13].strip(): r[24:] for r in rows if r.startswith("= line")}
         assert row["2"].startswith("→ web_search"), rows
+
+
+def test_a_server_call_without_input_shows_no_argument_it_never_wrote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No ``input`` written, no arguments shown: the diff row, the conversation's part
+    and the md export said ``null``, which the file never wrote (one written ``null`` is
+    shown as written)."""
+    for name, odd in (("typed.jsonl", False), ("dict.jsonl", True)):
+        path = _searched_without_input(tmp_path, name, odd)
+        rows = run_cli(capsys, "diff", str(path))[1].splitlines()
+        row = {r[7:13].strip(): r[24:] for r in rows if r.startswith("= line")}
+        assert row["2"].rstrip() == "→ web_search", rows
+        from session_core import open_transcript
+
+        (call,) = [p for i in open_transcript(path).raw for p in i.parts if p.is_call]
+        assert call.text == "" and call.data is None
+        md = export(path, "md").split("## Tool operations")[0]
+        assert "null" not in md, md

@@ -36,18 +36,21 @@ class PaginatedWriter(RolloutWriter):
         return self.raw(orjson.dumps(record) + b"\n")
 
 
-def _report(w: PaginatedWriter, total: tuple[int, int, int, int], last: tuple[int, ...]) -> None:
-    """A token_count as Codex writes it; ``w.odd``: with an unrelated field of a type the
-    typed decoder refuses (the line then takes the dict path)."""
-    info = {
+def _report(
+    w: PaginatedWriter, total: tuple[int, int, int, int], last: tuple[int, ...] | None
+) -> None:
+    """A token_count as Codex writes it (``last`` None: no last usage); ``w.odd``: with an
+    unrelated field of a type the typed decoder refuses (the line then takes the dict path)."""
+    info: dict[str, Any] = {
         "total_token_usage": usage(total),
-        "last_token_usage": usage((last[0], last[1], last[2], last[3])),
         "model_context_window": "272k" if w.odd else 272000,
     }
+    if last is not None:
+        info["last_token_usage"] = usage((last[0], last[1], last[2], last[3]))
     w.event("token_count", info=info, rate_limits=None)
 
 
-def _fork(path: Path, odd: bool, based: bool = True) -> Path:
+def _fork(path: Path, odd: bool, based: bool = True, first_last: bool = True) -> Path:
     """A paginated fork: its header (``forked_from_id``, ``history_base``), the settings
     Codex applies, then two turns of its own, whose totals go on from the parent's."""
     w = PaginatedWriter(path, first=12, odd=odd)
@@ -62,7 +65,9 @@ def _fork(path: Path, odd: bool, based: bool = True) -> Path:
     w.turn_context("t1", model="gpt-5-codex")
     w.message("user", "go on")
     w.message("assistant", "own a")
-    _report(w, (p[0] + 1200, p[1] + 500, p[2] + 60, p[3]), (1200, 500, 60, 0))
+    _report(
+        w, (p[0] + 1200, p[1] + 500, p[2] + 60, p[3]), (1200, 500, 60, 0) if first_last else None
+    )
     w.task_complete("t1")
     w.task_started("t2")
     w.turn_context("t2", model="gpt-5-codex")
@@ -105,3 +110,43 @@ def test_a_fork_that_names_no_history_base_is_read_as_before(tmp_path: Path) -> 
     t = opened(_fork(tmp_path / "r.jsonl", odd=False, based=False))
     u = t.usage
     assert (u.input_tokens, u.output_tokens) == (9000 + 2000 - 6000 - 1100, 400 + 90)
+
+
+@pytest.mark.parametrize("odd", [False, True], ids=["typed", "dict"])
+def test_a_paginated_forks_first_report_with_no_last_usage_counts_no_seed(
+    tmp_path: Path, odd: bool
+) -> None:
+    """Its first total holds the parent's count and its own, with nothing to tell them
+    apart: none of it is the fork's (never the parent's counted as its own), that
+    response's usage is unknown, and a warning says why; the second is counted."""
+    path = _fork(tmp_path / "r.jsonl", odd, first_last=False)
+    for t in (opened(path), _live(path, 1 << 20), _live(path, 300)):
+        u = t.usage
+        assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (200, 600, 30)
+        assert (u.reported, u.responses) == (1, 2)
+        first, second = t.runs
+        assert first.usage.input_tokens is None and not first.usage.reported
+        assert (second.usage.input_tokens, second.usage.output_tokens) == (200, 30)
+        assert any("history_base" in w and "cannot be told" in w for w in t.warnings)
+
+
+def test_a_big_forks_preview_never_counts_its_parents_seed(tmp_path: Path) -> None:
+    """The big-file preview (``tail``) reads the file's end alone: the header it never
+    sees is read for its facts (first line, bounded), so its runs are the fork's own, and
+    its total, which the window cannot tell, is unknown until the whole file is read
+    (it counted the parent's 9,000 in as the fork's)."""
+    path = _fork(tmp_path / "r.jsonl", odd=False)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join([lines[0], lines[1] * 400, *lines[2:]]))  # (a long middle)
+    whole = opened(path).usage
+    assert (whole.input_tokens, whole.output_tokens) == (900, 90)
+    preview = CODEX.tail(path, 8192)
+    assert preview is not None and "id" not in preview.meta  # (the header not in the window)
+    u = preview.usage
+    assert u.input_tokens is None and u.cost is None and u.responses == 2
+    assert [(r.usage.input_tokens, r.usage.output_tokens) for r in preview.runs] == [
+        (700, 60),
+        (200, 30),
+    ]
+    small = CODEX.tail(_fork(tmp_path / "small.jsonl", odd=False))  # (its header in the window)
+    assert small is not None and small.usage.input_tokens == 900

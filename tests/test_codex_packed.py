@@ -198,19 +198,24 @@ def test_each_response_usage_is_its_items_once(tmp_path: Path) -> None:
     assert t.runs[0].usage.input_tokens == 160
 
 
-def test_a_count_too_big_for_a_column_is_kept_as_it_is(tmp_path: Path) -> None:
+def test_a_count_past_an_int64_is_unknown_and_kept_apart_from_the_columns(
+    tmp_path: Path,
+) -> None:
+    """A count past an int64 (orjson reads it; the typed path leaves it to it) is no
+    count (``int64_or_none``, as every format's): that response's usage is unknown, kept
+    as it is (``fallback``), never priced; the next, whose counts are known, a column's."""
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()
     w.message("assistant", "big")
-    huge = 1 << 63  # beyond an int64 (orjson reads it; the typed path leaves it to it)
+    huge = 1 << 63
     w.token_count((huge, 0, 5, 0))
     w.message("assistant", "small")
-    w.token_count((huge + 10, 0, 7, 0))
+    w.token_count((10, 0, 7, 0))
     t = opened(Path(w.path))
     usages = [m.usage for m in t.messages if m.role == "assistant"]
-    assert usages[0] is not None and usages[0].input_tokens == huge
+    assert usages[0] is not None and usages[0].input_tokens is None
+    assert not usages[0].reported and usages[0].cost is None
     assert usages[1] is not None and usages[1].input_tokens == 10
-    assert usages[1].output_tokens == 2
     builder = CODEX.builder(w.path)
     assert isinstance(builder, CodexBuilder)
     feed_file(builder, w.path)

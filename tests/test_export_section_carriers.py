@@ -20,7 +20,7 @@ def _line(n: int, kind: str, payload: dict[str, Any]) -> bytes:
     return orjson.dumps(envelope) + b"\n"
 
 
-def _contexts(path: Path, second: str) -> Path:
+def _contexts(path: Path, second: str, *more: str) -> Path:
     def context(n: int, run: str, text: str) -> bytes:
         section = {"digest": "sd", "name": "identity", "rendered": text}
         payload = {"digest": f"d{n}", "facts": [], "run-id": run, "sections": [section]}
@@ -31,6 +31,7 @@ def _contexts(path: Path, second: str) -> Path:
         + _line(2, "message", {"role": "user", "content": "hi"})
         + context(3, "r1", "FIRST TEXT")
         + context(4, "r2", second)
+        + b"".join(context(5 + n, f"r{3 + n}", text) for n, text in enumerate(more))
     )
     return path
 
@@ -53,4 +54,20 @@ def test_a_second_carrier_with_the_same_text_is_printed_once(
     path = _contexts(tmp_path / "t.jsonl", "FIRST TEXT")
     code, out, _err = run_cli(capsys, "export", str(path), "--format", "md")
     assert code == 0 and out.count("FIRST TEXT") == 1
+    assert "the same body as printed for run r1" in out
+
+
+@pytest.mark.parametrize("form", ["md", "html"])
+def test_a_third_carrier_of_the_second_ones_text_names_the_second(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """Every body printed under the digest is looked at, not the first alone: r3 carries
+    r2's text, so it is printed once, and r3 names r2 (it was printed again, "differing
+    from r1's")."""
+    path = _contexts(tmp_path / "t.jsonl", "SECOND TEXT", "SECOND TEXT", "FIRST TEXT")
+    code, out, _err = run_cli(capsys, "export", str(path), "--format", form)
+    assert code == 0
+    assert out.count("SECOND TEXT") == 1 and out.count("FIRST TEXT") == 1
+    assert out.count("differs from run r1") == 1
+    assert "the same body as printed for run r2" in out
     assert "the same body as printed for run r1" in out

@@ -229,3 +229,104 @@ def test_codex_flat_usage_with_no_input_or_output_is_read_alike(tmp_path: Path, 
     assert t.extra["token-count-reports"] == 1
     assert t.usage.input_tokens is None
     assert not any("rate limits only" in (p.text or "") for i in t.raw for p in i.parts)
+
+
+def _cx_usage(usage: str, last: str | None = None) -> str:
+    """A ``token_count`` line whose total (and last usage) is ``usage``."""
+    return (
+        '{"timestamp":"2025-09-01T10:00:04.000Z","type":"event_msg","payload":{"type":"token_count",'
+        '"info":{"total_token_usage":' + usage + ',"last_token_usage":' + (last or usage) + ","
+        '"model_context_window":1000}}}'
+    )
+
+
+@pytest.mark.parametrize("count", ["9223372036854775808", "18446744073709551615"])  # 2**63, 2**64-1
+def test_codex_a_count_past_an_int64_is_unknown_and_never_priced(
+    tmp_path: Path, count: str
+) -> None:
+    """orjson reads these as ints: the bound is the one every format's count has
+    (``int64_or_none``), as in Claude Code, not "an int"."""
+    replay, note = _cx(
+        tmp_path,
+        "big",
+        _cx_usage('{"input_tokens":' + count + ',"cached_input_tokens":0,"output_tokens":5}'),
+    )
+    usage = replay["usage"]
+    assert usage["input-tokens"] is None and usage["cost"] is None
+    assert "9,223,372" not in note and "18,446,744" not in note and "$" not in note
+
+
+@pytest.mark.parametrize("count", ["1e400", "18446744073709551616", "9223372036854775808"])
+@pytest.mark.parametrize("part", ["cached_input_tokens", "cache_write_input_tokens"])
+def test_codex_a_cache_count_written_as_no_count_is_unknown_not_0(
+    tmp_path: Path, count: str, part: str
+) -> None:
+    """The cached (or cache-written) share of the input unknown: the input left after
+    it is unknown, the response's usage is known in part, never priced as uncached."""
+    parts = {"cached_input_tokens": "0", "cache_write_input_tokens": "0"} | {part: count}
+    usage_json = (
+        '{"input_tokens":1000,"output_tokens":5,'
+        + ",".join(f'"{k}":{v}' for k, v in parts.items())
+        + "}"
+    )
+    replay, note = _cx(tmp_path, "cached", _cx_usage(usage_json))
+    usage = replay["usage"]
+    assert usage["input-tokens"] is None and usage["output-tokens"] == 5
+    assert usage["reported-in-part"] == 1
+    if part == "cached_input_tokens":  # (a cache write is billed as input: still priced)
+        assert usage["cost"] is None and usage["cache-read-tokens"] is None
+    assert "1,005" not in note
+
+
+def test_codex_a_reasoning_count_of_1e400_is_unknown_not_0(tmp_path: Path) -> None:
+    line = _cx_usage(
+        '{"input_tokens":100,"cached_input_tokens":0,"output_tokens":5,'
+        '"reasoning_output_tokens":1e400}'
+    )
+    path = tmp_path / "reasoning.jsonl"
+    path.write_text("\n".join([*_CX_HEAD, line, _CX_AFTER]) + "\n")
+    t = CX.open(str(path), writer_alive=False)
+    assert t.extra["total-token-usage"]["reasoning_output_tokens"] is None
+    assert t.usage.input_tokens == 100 and t.usage.output_tokens == 5
+
+
+def test_peek_keeps_a_line_of_1e400_among_its_envelopes(tmp_path: Path) -> None:
+    """``peek`` parses a line as the builders do (``loads_payload``): the line the other
+    read paths read is among its records, not dropped without a word."""
+    from session_core import peek
+
+    path = tmp_path / "inf.jsonl"
+    path.write_text(
+        "\n".join([_PROMPT, _answer('{"input_tokens":1e400,"output_tokens":5}'), _NEXT])
+    )
+    result = peek(path)
+    assert [e.get("uuid") for e in result.envelopes] == ["u1", "a1", "u2"]
+    assert [m.content for m in result.messages] == ["hi", "hello", "more"]
+
+
+def test_1e400_in_a_calls_input_reads_null_on_every_surface(tmp_path: Path) -> None:
+    """One rule for a non-finite number in a value (``json_out``): the md conversation
+    wrote ``Infinity`` (no JSON) where the tools table, the diff and the replay say
+    ``null``."""
+    from session_core.export import export
+
+    call = '{"type":"tool_use","id":"toolu_1","name":"Calc","input":{"n":1e400,"s":"x"}}'
+    line = _answer("{}").replace('{"type":"text","text":"hello"}', call)
+    path = tmp_path / "calc.jsonl"
+    path.write_text("\n".join([_PROMPT, line, _NEXT]) + "\n")
+    for form in ("md", "html"):
+        out = export(path, form)
+        assert "Infinity" not in out, form
+    assert '{"n": null, "s": "x"}' in export(path, "md")
+
+
+def test_json_out_writes_a_non_finite_number_null_however_it_writes() -> None:
+    from session_core.json_out import dumps, readable_json
+
+    inf = float("inf")
+    assert readable_json({"n": inf, "l": [-inf, 1]}) == '{"n": null, "l": [null, 1]}'
+    assert readable_json([inf], indent=2) == "[\n  null\n]"
+    deep: list[Any] = [inf]
+    for _ in range(300):  # (past orjson's depth: the standard library's encoder writes it)
+        deep = [deep]
+    assert b"Infinity" not in dumps(deep) and b"null" in dumps(deep)

@@ -106,3 +106,44 @@ def test_a_written_value_is_quoted_as_json_inert_and_cut() -> None:
     ]
     assert "\x1b" not in as_written("\x1b[31mred")
     assert len(as_written("x" * 500)) == 80
+
+
+@pytest.mark.parametrize(
+    ("second", "third", "said"),
+    [
+        (
+            _envelope("tool-settled", {"op-id": "nope", "outcome": True}, 2),
+            None,
+            "line 2: the tool-settled line has outcome true; a settled operation is one of",
+        ),
+        (
+            _envelope("tool-settled", {"op-id": "nope", "outcome": "completed"}, 2),
+            None,
+            'line 2: the tool-settled line settles "nope", which is not an operation',
+        ),
+        (
+            _message(),
+            _envelope("compaction", {"summary": "s", "replaces-through-id": 'zz"q'}, 3),
+            'line 3: the compaction replaces through "zz\\"q", which is not a message',
+        ),
+        (
+            _message(),
+            _envelope("elision", {"items": [{"id": "gone", "stub": "s"}]}, 3),
+            'line 3: the elision stubs "gone", which is not a message',
+        ),
+    ],
+)
+def test_a_v1_replay_refusal_quotes_json(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    second: dict[str, Any],
+    third: dict[str, Any] | None,
+    said: str,
+) -> None:
+    """The replay's refusals (a settle, a compaction's or an elision's target) quote the
+    value as the file wrote it, not Python's ``True`` or ``'nope'``."""
+    lines = [_envelope("session-meta", {}, 1), second, *([third] if third else [])]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 1 and said in out, out

@@ -59,7 +59,7 @@ def test_a_replay_of_no_file_still_names_the_line() -> None:
     with pytest.raises(TranscriptError) as refused:
         state.feed(_envelope("compaction", BROKEN["compaction"], 2), 2)
     assert refused.value.path is None and refused.value.line == 2
-    assert str(refused.value).startswith("line 2: the compaction replaces through 'nope'")
+    assert str(refused.value).startswith('line 2: the compaction replaces through "nope"')
 
 
 @pytest.mark.parametrize("text", [b"hello\nworld", b"hello\nworld\n", b"hello", b"\n\nhi\nyo"])

@@ -124,7 +124,7 @@ class TestText:
             text = " ".join(screen_lines(app))
             assert "2 warnings" in text
             assert "line 6 could not be read (not valid JSON), and was skipped" in text
-            assert "line 22: the compaction replaces through 'nope'" in text
+            assert 'line 22: the compaction replaces through "nope"' in text
 
     async def test_the_not_a_transcript_screen(self, notes: Path) -> None:
         async with app_on(notes, SIZE) as (app, pilot):

@@ -525,7 +525,10 @@ def tail_transcript(
 
 
 def window_transcript(
-    fmt: TranscriptFormat, path: str | os.PathLike[str], window: int = TAIL_WINDOW
+    fmt: TranscriptFormat,
+    path: str | os.PathLike[str],
+    window: int = TAIL_WINDOW,
+    builder: Builder | None = None,
 ) -> Transcript | None:
     """The model of a file's last ``window`` bytes alone: a big file's first screen.
 
@@ -534,7 +537,8 @@ def window_transcript(
     window is not there (a chain stops, a result has no call). Its lines are counted
     from the window's first, not the file's: every line number of it is 0, not known
     until the whole file is read (``lines_not_known``). None when the file
-    cannot be read from its end (compressed, unreadable).
+    cannot be read from its end (compressed, unreadable). ``builder``: one told its
+    header's facts already (``fmt.builder``'s, else).
     """
     from ..compressed import is_zstd
     from ..reader import open_transcript
@@ -563,7 +567,8 @@ def window_transcript(
         return None
     lines = data.split(b"\n")
     lines.pop()  # not a whole line yet
-    builder = fmt.builder(where)
+    if builder is None:
+        builder = fmt.builder(where)
     for number, raw in enumerate(lines, 1):
         builder.take_line(raw, number)
     transcript = lines_not_known(builder.transcript(None))

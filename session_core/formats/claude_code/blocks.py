@@ -148,7 +148,8 @@ def part_of(block: Any) -> Part:
         data = block.get("input")
         return Part(
             "other",
-            text=compact(data, CALL_TEXT),
+            # (none written: no arguments shown, never a ``null`` the file did not write)
+            text=compact(data, CALL_TEXT) if "input" in block else "",
             call_id=call_id if isinstance(call_id, str) else None,
             name=name if isinstance(name, str) else kind,
             data=data,

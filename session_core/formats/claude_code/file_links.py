@@ -17,8 +17,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-import orjson
-
+from ...indexing import loads_payload
 from ...linked import file_key
 from ...reader import open_regular
 from . import blocks
@@ -132,8 +131,8 @@ def _first_prompt(links: FileLinks, path: str) -> str | None:
         if not raw.strip():
             continue
         try:
-            record = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            record = loads_payload(raw)  # (as the subagent's own read parses it)
+        except ValueError:
             return None
         if isinstance(record, dict) and record.get("type") == "user":
             prompt = prompt_text(blocks.line_parts(record))

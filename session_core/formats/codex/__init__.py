@@ -26,7 +26,7 @@ from ...errors import TranscriptError
 from ...linked import FileKey, LinkedLive
 from ...model import Subagent, Transcript, Usage, ops_by_call
 from ...tool_ops import ToolOp
-from ..base import AgentFormat, LiveModel
+from ..base import TAIL_WINDOW, AgentFormat, LiveModel, window_transcript
 from ..builders import Builder
 
 if TYPE_CHECKING:
@@ -89,6 +89,24 @@ class CodexFormat(AgentFormat):
         from .builder import CodexBuilder
 
         return CodexBuilder(path)
+
+    def tail(self, path: str | os.PathLike[str], window: int = TAIL_WINDOW) -> Transcript | None:
+        """A big file's first screen (``window_transcript``), its builder told what its
+        header says (its first line, ``header_based``): a paginated fork's first total
+        in the window holds more than its own. Where the window did not reach the
+        header, the session's total is not known until the whole file is read (the
+        window's first total holds the parent's count and the file's before it): the
+        preview says its usage unknown, never the parent's count as the file's."""
+        from .builder import CodexBuilder, header_based
+
+        where = os.fspath(path)
+        based = header_based(where)
+        builder = CodexBuilder(where)
+        builder.tally.based = based is not False  # (not known: as if it were)
+        transcript = window_transcript(self, where, window, builder)
+        if transcript is not None and based is not False and "id" not in transcript.meta:
+            transcript.usage = Usage(responses=max(transcript.usage.responses, 1))
+        return transcript
 
     def fed(self, path: str) -> Builder:
         with gc_pause.paused():  # nothing kept is cyclic: collections would only rescan it

@@ -267,7 +267,7 @@ class CodexBuilder(CodexEvents):
             if key in payload:
                 self.meta[key] = payload[key]
         self.tally.forked = bool(payload.get("forked_from_id"))
-        self.tally.based = isinstance(payload.get("history_base"), dict)
+        self.tally.based = builds_on_history(payload)
         parent = payload.get("forked_from_id")
         if isinstance(parent, str) and parent and not self.tally.based:
             self.fork_copy = ForkCopy(parent)
@@ -373,6 +373,8 @@ class CodexBuilder(CodexEvents):
             "token-count-reports": tally.reports,
         }
         warnings = list(self.warnings)
+        if tally.seed_untold:
+            warnings.append(tokens.SEED_UNTOLD)
         said = None if fork is None else fork.warning()
         # (none where the fork's count started again from 0: that told its copy)
         if said is not None and not any(run.copied for run in self.runs):
@@ -418,4 +420,48 @@ _TYPED: dict[type, Callable[[CodexBuilder, Any, bytes | memoryview, int, str | N
     msgspec.Raw: CodexBuilder._typed_context,
 }
 
-__all__ = ["BARE_ITEMS", "LEGACY_HEADER_KEYS", "NAME", "CodexBuilder", "is_legacy_header"]
+
+def builds_on_history(payload: dict[str, Any]) -> bool:
+    """Does a ``session_meta`` build on history kept in another file (a paginated fork)?"""
+    return isinstance(payload.get("history_base"), dict)
+
+
+HEADER_BYTES = 1 << 20  # a header is its instructions and a few facts: far less
+
+
+def header_based(where: str) -> bool | None:
+    """Does a rollout's header (its first line, read up to ``HEADER_BYTES``) build on
+    another file's history (``builds_on_history``)? None: not known (no whole first
+    line within them, unreadable)."""
+    from ...errors import TranscriptError
+    from ...indexing import loads_payload
+    from ...reader import open_transcript
+
+    try:
+        with open_transcript(where) as fh:
+            first = fh.readline(HEADER_BYTES)
+    except (OSError, TranscriptError):
+        return None
+    if not first.endswith(b"\n"):
+        return None
+    try:
+        record = loads_payload(first.rstrip(b"\r\n"))
+    except ValueError:
+        return False  # (no header: nothing says it builds on another file)
+    if not isinstance(record, dict) or record.get("type") != "session_meta":
+        return False
+    payload = record.get("payload")
+    if not isinstance(payload, dict):
+        return False
+    return builds_on_history(payload)
+
+
+__all__ = [
+    "BARE_ITEMS",
+    "LEGACY_HEADER_KEYS",
+    "NAME",
+    "CodexBuilder",
+    "builds_on_history",
+    "header_based",
+    "is_legacy_header",
+]

@@ -21,38 +21,36 @@ import orjson
 
 from ... import pricing
 from ...model import Usage
+from ..int64 import MOST, int64_or_none
 
 # (input tokens, cached of them, output tokens, reasoning of those, cache writes of the
-# input: 0 when not said, ``writes_said`` tells)
-Totals = tuple[int, int, int, int, int]
+# input: 0 when not said, ``writes_said`` tells). A part written as no count (``1e400``,
+# past 64 bits) is None: unknown, and so is what depends on it (``usage_of``).
+Totals = tuple[int, int | None, int, int | None, int | None]
 WRITES = "cache_write_input_tokens"
 _KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", WRITES)
 
 
 def _known(value: Any) -> int | None:
-    """A count as written (anything else, a bool too: None)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _count(value: Any) -> int:
-    """A count of a part (cached, reasoning, written) as written (anything else: 0)."""
-    known = _known(value)
-    return 0 if known is None else known
+    """A count as written: an int64 (``int64_or_none``, as every format's count) not
+    below 0; anything else (a bool, ``1e400``, one past 64 bits) None: unknown."""
+    known = int64_or_none(value)
+    return known if known is not None and known >= 0 else None
 
 
 def totals_of(value: Any) -> Totals | None:
-    """A token-usage object as numbers (absent parts 0), or None when it is not one: one
-    whose input or output is not a count is known in part at most (``known_in_part``),
-    and a cumulative total that is gives no response's share: its usage is unknown, not
-    one with that count 0."""
+    """A token-usage object as numbers (absent parts 0, a part written as no count None),
+    or None when it is not one: one whose input or output is not a count is known in part
+    at most (``known_in_part``), and a cumulative total that is gives no response's
+    share: its usage is unknown, not one with that count 0."""
     if not isinstance(value, dict):
         return None
     get = value.get  # one per token count: written out, not looped
     a, b, c, d, e = (
         get("input_tokens"),
-        get("cached_input_tokens"),
+        get("cached_input_tokens", 0),
         get("output_tokens"),
-        get("reasoning_output_tokens"),
+        get("reasoning_output_tokens", 0),
         get(WRITES, 0),
     )
     if (  # what every writer writes: each one there, a count (``type``: a bool is not)
@@ -61,17 +59,17 @@ def totals_of(value: Any) -> Totals | None:
         and type(c) is int
         and type(d) is int
         and type(e) is int
-        and a >= 0
-        and b >= 0
-        and c >= 0
-        and d >= 0
-        and e >= 0
+        and 0 <= a <= MOST
+        and 0 <= b <= MOST
+        and 0 <= c <= MOST
+        and 0 <= d <= MOST
+        and 0 <= e <= MOST
     ):
         return a, b, c, d, e
     inputs, output = _known(a), _known(c)
     if inputs is None or output is None:  # (``known_in_part``, with no total of use)
         return None
-    return inputs, _count(b), output, _count(d), _count(e)
+    return inputs, _known(b), output, _known(d), _known(e)
 
 
 def writes_said(value: Any) -> bool:
@@ -79,14 +77,23 @@ def writes_said(value: Any) -> bool:
     return isinstance(value, dict) and WRITES in value
 
 
+def _sub(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a - b
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
+
+
 def minus(a: Totals, b: Totals) -> Totals | None:
-    """``a - b``, or None when a counter went backwards (a reset: not a delta)."""
-    diff = (a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3], a[4] - b[4])
-    return None if min(diff) < 0 else diff
+    """``a - b`` (a part unknown in either: unknown), or None when a counter went
+    backwards (a reset: not a delta)."""
+    diff = (a[0] - b[0], _sub(a[1], b[1]), a[2] - b[2], _sub(a[3], b[3]), _sub(a[4], b[4]))
+    return None if min(n for n in diff if n is not None) < 0 else diff
 
 
 def plus(a: Totals, b: Totals) -> Totals:
-    return a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4]
+    return a[0] + b[0], _add(a[1], b[1]), a[2] + b[2], _add(a[3], b[3]), _add(a[4], b[4])
 
 
 def usage_of(
@@ -99,31 +106,45 @@ def usage_of(
 ) -> Usage:
     """Usage of some tokens (one response's, or the session's), cost by the price table
     (as on ``when``'s day); ``writes``: the writer said what it wrote to the cache (else
-    no cache writes known)."""
+    no cache writes known). A part unknown leaves the input's share it splits unknown:
+    the usage is known in part (``known_in_part``: the input unknown), never priced as
+    if it were 0 (a cache write unknown alone: priced, as it is billed as input)."""
     inputs, cached, output, _reasoning, written = totals
-    cached = min(cached, inputs)
-    written = min(written, inputs - cached)
-    uncached = inputs - cached - written
-    cost = pricing.cost(  # a cache write billed as input (OpenAI's)
-        model,
-        input_tokens=uncached + written,
-        output_tokens=output,
-        cache_read_tokens=cached,
-        when=when,
-    )
+    uncached: int | None = None
+    cost = None
+    if cached is not None:
+        cached = min(cached, inputs)
+        cost = pricing.cost(  # a cache write billed as input (OpenAI's)
+            model,
+            input_tokens=inputs - cached,
+            output_tokens=output,
+            cache_read_tokens=cached,
+            when=when,
+        )
+        if written is not None:
+            written = min(written, inputs - cached)
+            uncached = inputs - cached - written
     cache_write = written if writes else None
     if response:  # ``Usage.of_response``'s counting, every count given (one per response)
         known = 0 if cost is None else 1
-        return Usage(uncached, output, cached, cache_write, cost, 1, 1, known)
+        in_part = 1 if uncached is None else 0
+        return Usage(uncached, output, cached, cache_write, cost, 1, 1, known, in_part=in_part)
     return Usage(uncached, output, cached, cache_write, cost)
 
 
-def to_json(totals: Totals | None, writes: bool = False) -> dict[str, int] | None:
+def to_json(totals: Totals | None, writes: bool = False) -> dict[str, int | None] | None:
     """A total as the writer names its counts (cache writes only where it says them)."""
     if totals is None:
         return None
     return dict(zip(_KEYS if writes else _KEYS[:4], totals, strict=False))
 
+
+SEED_UNTOLD = (
+    "the first token count of this fork (it builds on its parent's history, history_base) "
+    "reports no last usage (or one past its total): its total holds the parent's count, "
+    "and this file's share of it cannot be told, so that share is unknown and left out "
+    "of the usage"
+)
 
 # (the texts of a part named ``token_count``: the views put the name before them)
 REPEAT = "the same total as the last report"
@@ -133,9 +154,10 @@ NO_USAGE = "no usage"
 
 def so_far(total: Totals) -> str:
     """What the raw view says of a token count that reports a total."""
+    cached = "unknown" if total[1] is None else f"{total[1]:,}"
     return (
         f"{total[0] + total[2]:,} tokens so far "
-        f"({total[0]:,} in, {total[1]:,} of them cached, {total[2]:,} out)"
+        f"({total[0]:,} in, {cached} of them cached, {total[2]:,} out)"
     )
 
 
@@ -171,6 +193,7 @@ class TokenTally:
         self.last_total: Totals | None = None
         self.last_reported: dict[str, Any] | None = None  # the latest only, to spot repeats
         self.responses = 0
+        self.in_part = 0  # of those, responses whose usage is known in part (``usage_of``)
         self.cost = 0.0
         self.cost_reported = 0
         self.events = 0
@@ -191,6 +214,10 @@ class TokenTally:
         # what the parent's file counted (``seeded``: left out of the session's).
         self.based = False
         self.seeded: Totals | None = None
+        # Its first total came with no last usage (or one bigger): the parent's part of it
+        # cannot be told, so all of it is left out, and the first response's usage is
+        # unknown (the builder says so: ``SEED_UNTOLD``).
+        self.seed_untold = False
         # The fork's own count began at the latest event: what came before is the parent's
         # copied history (the builder takes its usage off the turns and items, and clears it).
         self.fork_began = False
@@ -293,9 +320,16 @@ class TokenTally:
         afresh = False  # a count that starts from 0 again
         if before is None:
             delta = total
-            if self.based and own and last is not None:
-                seed = minus(total, last)
-                if seed is not None and any(seed):  # (the other file's: not this one's)
+            if self.based and own:
+                seed = None if last is None else minus(total, last)
+                if seed is None:  # this file's share of it cannot be told: none counted
+                    self.seeded, self.seed_untold = total, True
+                    self.last_total = total
+                    if not spoke:
+                        return total, None, 0, own
+                    self.unreported += 1  # (this response's usage unknown, said)
+                    return total, Usage(responses=1), 0, own
+                if any(seed):  # (the other file's: not this one's)
                     self.seeded, delta = seed, last
         elif total == before:
             delta = None
@@ -306,7 +340,7 @@ class TokenTally:
             afresh = delta is None or (own and total == last and any(before))
             if afresh:
                 if self.forked:  # the fork's own: the session total is the last
-                    self.responses = self.cost_reported = self.unreported = 0
+                    self.responses = self.cost_reported = self.unreported = self.in_part = 0
                     self.covered = 0
                     self.cost = 0.0
                     self.fork_began = True
@@ -372,6 +406,7 @@ class TokenTally:
             counted = self.carried if counted is None else plus(self.carried, counted)
         self.seeded, self.carried = counted, None
         self.responses = self.cost_reported = self.unreported = self.covered = 0
+        self.in_part = 0
         self.cost = 0.0
         self.gap = []
         self.gap_share = None
@@ -379,6 +414,7 @@ class TokenTally:
     def _count(self, usage: Usage) -> None:
         """A response whose usage is known, counted."""
         self.responses += 1
+        self.in_part += usage.in_part
         if usage.cost is not None:
             self.cost += usage.cost
             self.cost_reported += 1
@@ -409,6 +445,7 @@ class TokenTally:
         total.reported = self.responses + self.covered  # (in the total: ``cover``)
         total.responses = self.responses + self.unreported
         total.cost_reported = self.cost_reported
+        total.in_part = self.in_part
         return total
 
 
@@ -416,6 +453,7 @@ __all__ = [
     "NO_LIMITS_ONLY",
     "NO_USAGE",
     "REPEAT",
+    "SEED_UNTOLD",
     "WRITES",
     "Note",
     "Priced",
