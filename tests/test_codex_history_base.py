@@ -131,10 +131,10 @@ def test_a_paginated_forks_first_report_with_no_last_usage_counts_no_seed(
 
 
 def test_a_big_forks_preview_never_counts_its_parents_seed(tmp_path: Path) -> None:
-    """The big-file preview (``tail``) reads the file's end alone: the header it never
-    sees is read for its facts (first line, bounded), so its runs are the fork's own, and
-    its total, which the window cannot tell, is unknown until the whole file is read
-    (it counted the parent's 9,000 in as the fork's)."""
+    """The big-file preview (``tail``) reads the file's end alone, whose first total
+    holds the count before the window (here the parent's seed too): only its own last
+    usage is the window's, so its runs and total are the window's responses' (it counted
+    the parent's 9,000 in as the fork's)."""
     path = _fork(tmp_path / "r.jsonl", odd=False)
     lines = path.read_bytes().splitlines(keepends=True)
     path.write_bytes(b"".join([lines[0], lines[1] * 400, *lines[2:]]))  # (a long middle)
@@ -143,10 +143,27 @@ def test_a_big_forks_preview_never_counts_its_parents_seed(tmp_path: Path) -> No
     preview = CODEX.tail(path, 8192)
     assert preview is not None and "id" not in preview.meta  # (the header not in the window)
     u = preview.usage
-    assert u.input_tokens is None and u.cost is None and u.responses == 2
+    assert (u.input_tokens, u.output_tokens, u.responses) == (900, 90, 2)
     assert [(r.usage.input_tokens, r.usage.output_tokens) for r in preview.runs] == [
         (700, 60),
         (200, 30),
     ]
     small = CODEX.tail(_fork(tmp_path / "small.jsonl", odd=False))  # (its header in the window)
     assert small is not None and small.usage.input_tokens == 900
+
+
+def test_a_big_rollouts_preview_counts_the_windows_responses_alone(tmp_path: Path) -> None:
+    """Any big rollout's first screen: the window's first total is the session's so far
+    (every response before the window in it); its first run is its own response's usage,
+    not that total (a 1 GB file's first run read 4.9 billion tokens), and the preview's
+    total is the window's responses', as the header says ("the file's end alone")."""
+    path = _fork(tmp_path / "r.jsonl", odd=False, based=False)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join([lines[0], lines[1] * 400, *lines[2:]]))
+    preview = CODEX.tail(path, 8192)
+    assert preview is not None and "id" not in preview.meta
+    assert [(r.usage.input_tokens, r.usage.output_tokens) for r in preview.runs] == [
+        (700, 60),
+        (200, 30),
+    ]
+    assert (preview.usage.input_tokens, preview.usage.output_tokens) == (900, 90)

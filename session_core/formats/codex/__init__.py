@@ -91,22 +91,17 @@ class CodexFormat(AgentFormat):
         return CodexBuilder(path)
 
     def tail(self, path: str | os.PathLike[str], window: int = TAIL_WINDOW) -> Transcript | None:
-        """A big file's first screen (``window_transcript``), its builder told what its
-        header says (its first line, ``header_based``): a paginated fork's first total
-        in the window holds more than its own. Where the window did not reach the
-        header, the session's total is not known until the whole file is read (the
-        window's first total holds the parent's count and the file's before it): the
-        preview says its usage unknown, never the parent's count as the file's."""
-        from .builder import CodexBuilder, header_based
+        """A big file's first screen (``window_transcript``). Its first total holds more
+        than the window's responses (the file's count before the window, a paginated
+        fork's parent's too), so, as a paginated fork's first total is read, only its own
+        last usage is the window's (``TokenTally.based``): the window's runs and usage are
+        its own responses', never the count before it. (A window that holds the header
+        is read as the whole file is: the header says.)"""
+        from .builder import CodexBuilder
 
-        where = os.fspath(path)
-        based = header_based(where)
-        builder = CodexBuilder(where)
-        builder.tally.based = based is not False  # (not known: as if it were)
-        transcript = window_transcript(self, where, window, builder)
-        if transcript is not None and based is not False and "id" not in transcript.meta:
-            transcript.usage = Usage(responses=max(transcript.usage.responses, 1))
-        return transcript
+        builder = CodexBuilder(os.fspath(path))
+        builder.tally.based = True
+        return window_transcript(self, path, window, builder)
 
     def fed(self, path: str) -> Builder:
         with gc_pause.paused():  # nothing kept is cyclic: collections would only rescan it

@@ -426,42 +426,11 @@ def builds_on_history(payload: dict[str, Any]) -> bool:
     return isinstance(payload.get("history_base"), dict)
 
 
-HEADER_BYTES = 1 << 20  # a header is its instructions and a few facts: far less
-
-
-def header_based(where: str) -> bool | None:
-    """Does a rollout's header (its first line, read up to ``HEADER_BYTES``) build on
-    another file's history (``builds_on_history``)? None: not known (no whole first
-    line within them, unreadable)."""
-    from ...errors import TranscriptError
-    from ...indexing import loads_payload
-    from ...reader import open_transcript
-
-    try:
-        with open_transcript(where) as fh:
-            first = fh.readline(HEADER_BYTES)
-    except (OSError, TranscriptError):
-        return None
-    if not first.endswith(b"\n"):
-        return None
-    try:
-        record = loads_payload(first.rstrip(b"\r\n"))
-    except ValueError:
-        return False  # (no header: nothing says it builds on another file)
-    if not isinstance(record, dict) or record.get("type") != "session_meta":
-        return False
-    payload = record.get("payload")
-    if not isinstance(payload, dict):
-        return False
-    return builds_on_history(payload)
-
-
 __all__ = [
     "BARE_ITEMS",
     "LEGACY_HEADER_KEYS",
     "NAME",
     "CodexBuilder",
     "builds_on_history",
-    "header_based",
     "is_legacy_header",
 ]
