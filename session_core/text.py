@@ -311,6 +311,17 @@ def grouped(value: object) -> str:
     return compact_json(value)
 
 
+def count_text(value: object, unknown: str = "?") -> str:
+    """A count a file wrote, as a row says it: ``12,345``; missing, ``unknown``; anything
+    else (a string, a list, a flag, a count below 0: no count) as its JSON, inert and on
+    one line, never taken for a number (a newline in one forged ``diff`` rows)."""
+    if value is None:
+        return unknown
+    if type(value) is int and value >= 0:
+        return f"{value:,}"
+    return as_written(value, 40)
+
+
 def as_str(value: object) -> str:
     """A field as text: "" for a missing one, ``str()`` of anything not a str."""
     if value is None:
