@@ -151,8 +151,8 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         mark = marks.get(item.line)
         if mark is not None:
             kind, did = overlay_kind(mark)
-            said = mark.trigger and kind != "rollback"
-            extra = f", trigger {one_line(mark.trigger)}" if said else ""
+            triggered = bool(mark.trigger) and kind != "rollback"
+            extra = f", trigger {one_line(mark.trigger)}" if triggered else ""
             tokens = tokens_said(mark)  # (a rollback's: the context it dropped from)
             extra += f", {tokens}" if tokens else ""
             yield f"# line {item.line}: {kind}, {did} {count(len(mark.folded), 'item')}{extra}"

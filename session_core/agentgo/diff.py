@@ -519,9 +519,9 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             bits = [kind.removeprefix("context_")]
             if data.get("replaced") is not None:
                 bits.append(f"replaced {count_text(data['replaced'])}")
-            before, after = data.get("tokens_before"), data.get("tokens_after")
-            if before is not None or after is not None:  # (each a count, else its JSON)
-                bits.append(f"tokens {count_text(before)} → {count_text(after)}")
+            was, left = data.get("tokens_before"), data.get("tokens_after")
+            if was is not None or left is not None:  # (each a count, else its JSON)
+                bits.append(f"tokens {count_text(was)} → {count_text(left)}")
             if index > at:  # (the request after it decides what it did: none yet)
                 bits.append(UNSENT)
                 unsent += 1
