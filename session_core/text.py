@@ -105,7 +105,11 @@ def _pattern(table: dict[int, str]) -> re.Pattern[str]:
 # A name (a file's): every control its picture, a tab ``␉`` too (four spaces read as
 # spaces in a name), a newline ``⏎``.
 NAME_TABLE: dict[int, str] = {**ONE_LINE_TABLE, 0x09: "\u2409"}
+# What ``c`` copies: every control as the screen shows it, but a tab kept (a pasted
+# text's own indentation and columns) as a newline is.
+COPY_TABLE: dict[int, str] = {code: mark for code, mark in CONTROL_TABLE.items() if code != 0x09}
 _CONTROLS = _pattern(CONTROL_TABLE)
+_COPY_CONTROLS = _pattern(COPY_TABLE)
 _ONE_LINE_CONTROLS = _pattern(ONE_LINE_TABLE)
 _NAME_CONTROLS = _pattern(NAME_TABLE)
 
@@ -135,6 +139,14 @@ def inert(text: object) -> str:
     if not isinstance(text, str):
         text = str(text)
     return _mapped(text, CONTROL_TABLE, _CONTROLS, "\t")
+
+
+def copied(text: str) -> str:
+    """``text`` as ``c`` puts it on the clipboard, the one rule of every copy: inert, its
+    control characters as the screen shows them (ESC ``␛``, CR ``␍``, C1 ``\\x9b``,
+    ``\\u202e``; a CRLF one newline), its newlines and tabs kept. Pasted into a terminal,
+    a copied escape sequence is read, never obeyed (it was copied raw)."""
+    return _mapped(text.replace("\r\n", "\n"), COPY_TABLE, _COPY_CONTROLS, "")
 
 
 def line_pieces(lines: Iterable[str], batch: int = 256) -> Iterator[str]:
