@@ -294,10 +294,17 @@ def took_text(duration: float | None, started: str | None, ended: str | None, li
     return took
 
 
+# A cost this big (a billion dollars) is no bill: a damaged or made-up one, said in
+# scientific notation (a file's ``1e308`` read as 309 digits).
+HUGE_COST = 1e9
+
+
 def cost_text(cost: float) -> str:
     """A cost as every total and item says it, to a hundredth of a cent: ``$0.0197``,
     ``$11.2405``; above 0 and under half of that, ``<$0.0001`` (``$0.0000`` reads as
-    nothing spent)."""
+    nothing spent); from ``HUGE_COST`` on, ``$1.000e+308``."""
+    if not cost < HUGE_COST:
+        return f"${cost:.3e}"
     shown = f"{cost:.4f}"
     return "<$0.0001" if cost > 0 and shown == "0.0000" else f"${shown}"
 
