@@ -14,7 +14,7 @@ from .formats.v1.items import message_parts
 from .indexed import Indexed
 from .replay import Compaction, Elision, ReplayState, payload_of
 from .search import call_said
-from .text import count, line_pieces, name_line, one_line
+from .text import count, count_text, line_pieces, name_line, one_line
 
 # A row's fate, its sign: sent as written (``=``; a summary's ``+``), sent as a stub
 # (``~``), folded away (``-``), a message's or a summary's alike.
@@ -249,10 +249,10 @@ def _diff_lines(state: ReplayState, path: str) -> Iterator[str]:
         head = f"{row.mark} line {row.line:>6}  {role} {pad_cells(ident, 8)}"
         if row.compaction is not None:
             c = row.compaction
-            tokens = f"{c.tokens_before if c.tokens_before is not None else '?'}"
-            tokens += f" -> {c.tokens_after if c.tokens_after is not None else '?'}"
+            tokens = f"{count_text(c.tokens_before)} -> {count_text(c.tokens_after)}"
             yield (
-                f"{head}  compaction through {c.through[:8]}: folded {len(c.folded)}, "
+                f"{head}  compaction through {cut_cells(one_line(c.through), 8)}: "
+                f"folded {len(c.folded)}, "
                 f"kept {len(c.kept)} sticky; tokens {tokens}; "
                 f"fallback {'yes' if c.fallback else 'no'}"
                 + (f" [{row.place}]" if row.place else "")

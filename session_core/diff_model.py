@@ -10,7 +10,7 @@ from .cells import clip_cells, pad_cells, words_for
 from .column_items import item_key
 from .model import Compaction, Item, Part, Transcript, overlay_counts, overlay_kind
 from .search import call_said
-from .text import count, line_pieces, name_line, one_line
+from .text import count, count_text, line_pieces, name_line, one_line
 from .view_ids import ViewIds
 from .vocabulary import Readable, Words, gist, kinds_of, openings_of, readable_of, shown_text
 
@@ -113,9 +113,9 @@ def tokens_said(compaction: Compaction) -> str:
     ``#`` row and the Diff tab's ``◆`` row say them: ``2,010 → 310 tok`` (before it
     ``?`` where unknown), ``170,251 tok before`` with none after; none known: empty."""
     before, after = compaction.tokens_before, compaction.tokens_after
-    if after:
-        return f"{'?' if before is None else f'{before:,}'} → {after:,} tok"
-    return "" if before is None else f"{before:,} tok before"
+    if after:  # (each a count, else its JSON: ``count_text``)
+        return f"{count_text(before)} → {count_text(after)} tok"
+    return "" if before is None else f"{count_text(before)} tok before"
 
 
 def _lines(transcript: Transcript) -> Iterator[str]:
@@ -151,7 +151,8 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         mark = marks.get(item.line)
         if mark is not None:
             kind, did = overlay_kind(mark)
-            extra = f", trigger {mark.trigger}" if mark.trigger and kind != "rollback" else ""
+            triggered = bool(mark.trigger) and kind != "rollback"
+            extra = f", trigger {one_line(mark.trigger)}" if triggered else ""
             tokens = tokens_said(mark)  # (a rollback's: the context it dropped from)
             extra += f", {tokens}" if tokens else ""
             yield f"# line {item.line}: {kind}, {did} {count(len(mark.folded), 'item')}{extra}"

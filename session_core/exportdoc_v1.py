@@ -39,7 +39,7 @@ from .formats.v1.model import NAME
 from .json_out import readable_json
 from .message_usage import counts_as_turn, v1_usage
 from .replay import Compaction, ReplayState, payload_of
-from .text import Name, count, duration_text, finish_mark
+from .text import Name, count, count_text, duration_text, finish_mark
 from .times import seconds_between
 from .titles import v1_first_prompt
 from .usage import NO_RUN
@@ -130,8 +130,8 @@ class _V1(V1Index):
             content,
         )
         tokens = (
-            f"{'unknown' if record.tokens_before is None else record.tokens_before} → "
-            f"{'unknown' if record.tokens_after is None else record.tokens_after}"
+            f"{count_text(record.tokens_before, 'unknown')} → "
+            f"{count_text(record.tokens_after, 'unknown')}"
         )
         item.marks.append(
             Mark(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 import sys
 import threading
@@ -34,7 +35,7 @@ import orjson
 from .facts import _ROLES, LINES_COUNTED
 from .item_heights import JSON_SPACE_FIRST, json_blank_head, text_rows
 from .message import raku_str
-from .message_usage import said
+from .message_usage import reported_cost, said
 
 _Raw = msgspec.Raw
 _NO = msgspec.Raw(b"")  # a field the line does not have
@@ -188,8 +189,8 @@ def usage_numbers(usage: Usage) -> tuple[int | None, int | None, int | None, int
     out = out if type(out) is int and out >= 0 else None
     tot = tot if type(tot) is int and tot >= 0 else None
     cache = cache if type(cache) is int and cache >= 0 else None
-    if cost is not None:
-        cost = float(cost)
+    if cost is not None and (type(cost) is not float or not 0.0 <= cost < math.inf):
+        cost = reported_cost(cost)  # (finite, never below 0: else unknown)
     if tot is None and inp is not None and out is not None:
         tot = inp + out
     return inp, out, tot, cache, cost

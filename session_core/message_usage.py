@@ -18,6 +18,23 @@ def _number(value: Any) -> int | float | None:
     return None
 
 
+def reported_cost(value: Any) -> float | None:
+    """A cost a file wrote, as a count is read (``_int``): a finite number, never below 0;
+    anything else (a negative one, v1's ``1e400`` read as infinity, NaN) is no cost,
+    unknown: never added to a total (``$-5.0000``) nor shown (``$inf``)."""
+    number = _number(value)
+    if number is None or not number >= 0:  # (NaN: not >= 0)
+        return None
+    try:
+        cost = float(number)
+    except OverflowError:  # (an integer past a double)
+        return None
+    return cost if cost < _INF else None
+
+
+_INF = float("inf")  # (a cost below it is finite)
+
+
 def _int(value: Any) -> int | None:
     """A token count: an integer, never below 0 (a negative one is no count: unknown)."""
     number = _number(value)
@@ -162,9 +179,8 @@ def _reported(
         tot = _int(tot)
     if cache is not None and (type(cache) is not int or cache < 0):
         cache = _int(cache)
-    if cost is not None and type(cost) is not float:
-        number = _number(cost)
-        cost = None if number is None else float(number)
+    if cost is not None and (type(cost) is not float or not 0.0 <= cost < _INF):
+        cost = reported_cost(cost)
     return said(inp, out, _total(inp, out, tot), cache, cost)
 
 

@@ -386,7 +386,7 @@ class ReplayState:
             ts=_str(envelope.get("ts")),
             summary=_str(payload.get("summary")),
             through=_str(payload.get("replaces-through-id")),
-            fallback=bool(payload.get("fallback")),
+            fallback=payload.get("fallback") is True,  # (a bool, as the spec types it)
             tokens_before=payload.get("tokens-before"),
             tokens_after=payload.get("tokens-after"),
             line=self.last_line + 1 if line is None else line,  # (as ``feed`` numbers it)

@@ -105,7 +105,11 @@ def _pattern(table: dict[int, str]) -> re.Pattern[str]:
 # A name (a file's): every control its picture, a tab ``␉`` too (four spaces read as
 # spaces in a name), a newline ``⏎``.
 NAME_TABLE: dict[int, str] = {**ONE_LINE_TABLE, 0x09: "\u2409"}
+# What ``c`` copies: every control as the screen shows it, but a tab kept (a pasted
+# text's own indentation and columns) as a newline is.
+COPY_TABLE: dict[int, str] = {code: mark for code, mark in CONTROL_TABLE.items() if code != 0x09}
 _CONTROLS = _pattern(CONTROL_TABLE)
+_COPY_CONTROLS = _pattern(COPY_TABLE)
 _ONE_LINE_CONTROLS = _pattern(ONE_LINE_TABLE)
 _NAME_CONTROLS = _pattern(NAME_TABLE)
 
@@ -135,6 +139,14 @@ def inert(text: object) -> str:
     if not isinstance(text, str):
         text = str(text)
     return _mapped(text, CONTROL_TABLE, _CONTROLS, "\t")
+
+
+def copied(text: str) -> str:
+    """``text`` as ``c`` puts it on the clipboard, the one rule of every copy: inert, its
+    control characters as the screen shows them (ESC ``␛``, CR ``␍``, C1 ``\\x9b``,
+    ``\\u202e``; a CRLF one newline), its newlines and tabs kept. Pasted into a terminal,
+    a copied escape sequence is read, never obeyed (it was copied raw)."""
+    return _mapped(text.replace("\r\n", "\n"), COPY_TABLE, _COPY_CONTROLS, "")
 
 
 def line_pieces(lines: Iterable[str], batch: int = 256) -> Iterator[str]:
@@ -282,10 +294,17 @@ def took_text(duration: float | None, started: str | None, ended: str | None, li
     return took
 
 
+# A cost this big (a billion dollars) is no bill: a damaged or made-up one, said in
+# scientific notation (a file's ``1e308`` read as 309 digits).
+HUGE_COST = 1e9
+
+
 def cost_text(cost: float) -> str:
     """A cost as every total and item says it, to a hundredth of a cent: ``$0.0197``,
     ``$11.2405``; above 0 and under half of that, ``<$0.0001`` (``$0.0000`` reads as
-    nothing spent)."""
+    nothing spent); from ``HUGE_COST`` on, ``$1.000e+308``."""
+    if not cost < HUGE_COST:
+        return f"${cost:.3e}"
     shown = f"{cost:.4f}"
     return "<$0.0001" if cost > 0 and shown == "0.0000" else f"${shown}"
 
@@ -309,6 +328,17 @@ def grouped(value: object) -> str:
     if type(value) is int or type(value) is float:
         return f"{value:,}"
     return compact_json(value)
+
+
+def count_text(value: object, unknown: str = "?") -> str:
+    """A count a file wrote, as a row says it: ``12,345``; missing, ``unknown``; anything
+    else (a string, a list, a flag, a count below 0: no count) as its JSON, inert and on
+    one line, never taken for a number (a newline in one forged ``diff`` rows)."""
+    if value is None:
+        return unknown
+    if type(value) is int and value >= 0:
+        return f"{value:,}"
+    return as_written(value, 40)
 
 
 def as_str(value: object) -> str:

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from session_core.fold import fold, holds
 from session_core.scan import LIVE_WINDOW, STATUSES, FileSummary, Status
-from session_core.text import cost_text, count, duration_text, name_line, size_text
+from session_core.text import HUGE_COST, cost_text, count, duration_text, name_line, size_text
 from session_core.times import epoch
 
 from .browser_copies import copies_counted
@@ -150,7 +150,7 @@ _BIG_UNITS = (("B", 1_000_000_000), ("M", 1_000_000))
 def money(cost: float) -> str:
     """A total in full, where it is not held to a column's width (the footer): ``$0.0012``,
     ``$1.50``, ``$123,456``; ``<$0.0001`` above 0 (``$0.0000`` read as nothing spent)."""
-    if cost < 0.01:
+    if cost < 0.01 or cost >= HUGE_COST:  # (``cost_text``'s: never 309 digits)
         return cost_text(cost)
     return f"${cost:,.{2 if cost < 100 else 0}f}"
 

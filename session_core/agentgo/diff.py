@@ -26,7 +26,7 @@ from ..cells import clip_cells, pad_cells, words_for
 from ..diff_model import place_said, sent_row
 from ..json_out import dumps
 from ..model import UNSENT, Compaction
-from ..text import count, name_line, one_line
+from ..text import count, count_text, name_line, one_line
 from .messages import message_role
 from .view import AgentGoView, message_text
 
@@ -518,9 +518,10 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             kind, data = event
             bits = [kind.removeprefix("context_")]
             if data.get("replaced") is not None:
-                bits.append(f"replaced {data['replaced']}")
-            if data.get("tokens_before") is not None or data.get("tokens_after") is not None:
-                bits.append(f"tokens {data.get('tokens_before')} → {data.get('tokens_after')}")
+                bits.append(f"replaced {count_text(data['replaced'])}")
+            was, left = data.get("tokens_before"), data.get("tokens_after")
+            if was is not None or left is not None:  # (each a count, else its JSON)
+                bits.append(f"tokens {count_text(was)} → {count_text(left)}")
             if index > at:  # (the request after it decides what it did: none yet)
                 bits.append(UNSENT)
                 unsent += 1

@@ -19,7 +19,7 @@ from textual.widgets import Footer
 
 from session_core.model import ToolOp
 from session_core.op_running import RanAtLeast
-from session_core.text import count, took_text
+from session_core.text import copied, count, took_text
 
 from ..safe import one_line_text
 from ..widgets.block_view import Entry, ProseLines
@@ -241,7 +241,7 @@ class OpDetailScreen(ModalScreen[None]):
         open_linked(self.app, path, force_polling=self.force_polling)
 
     def action_copy(self) -> None:
-        text = self.op.result or ""
+        text = copied(self.op.result or "")  # (inert, as every copy is)
         self.app.copy_to_clipboard(text)
         self.notify(f"Copied {count(len(text), 'character')} to the clipboard.")
 

@@ -34,7 +34,7 @@ from session_core.model import (
     projection_dropped,
 )
 from session_core.search import args_preview, item_search_text
-from session_core.text import count
+from session_core.text import copied, count
 from session_core.vocabulary import kinds_of, readable_of
 from session_core.vocabulary import shown_parts as readable_parts
 
@@ -447,6 +447,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
         text = self.selected_text()
         if text is None:
             return
+        text = copied(text)  # (inert, as every copy is)
         self.app.copy_to_clipboard(text)
         self.app.notify(f"Copied {count(len(text), 'character')} to the clipboard.")
 

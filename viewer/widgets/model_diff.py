@@ -112,7 +112,7 @@ class ModelDiff(Sequence[Entry]):
             tokens = tokens_said(compaction)  # (as ``diff``'s ``#`` row says them)
             tokens = f" · {tokens}" if tokens else ""
             kind, verb = overlay_kind(compaction)
-            trigger = compaction.trigger if kind != "rollback" else None
+            trigger = one_line(compaction.trigger) if kind != "rollback" else None
             rows: list[Entry] = [
                 ("", ""),
                 (

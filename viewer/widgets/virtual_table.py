@@ -24,6 +24,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
 
+from session_core.text import copied
+
 from ..heights import Uniform
 from ..safe import one_line
 from .line_list import LineList
@@ -417,5 +419,5 @@ class FittedTable(VirtualTable):
     def action_copy_row(self) -> None:
         if not self.row_count:
             return
-        self.app.copy_to_clipboard(self.copied_row(self.cursor_row))
+        self.app.copy_to_clipboard(copied(self.copied_row(self.cursor_row)))
         self.app.notify(f"Copied row {self.cursor_row + 1}, every column, to the clipboard.")

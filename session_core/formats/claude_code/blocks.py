@@ -13,7 +13,7 @@ from typing import Any
 
 from ...json_out import compact_json
 from ...model import Part
-from ...text import duration_text, error_message, timed_seconds, title_cut
+from ...text import duration_text, error_message, one_line, timed_seconds, title_cut
 
 RECORD_TEXT = 400  # characters of compact JSON kept for an unknown block, an attachment
 CALL_TEXT = 2000  # characters of a call's arguments kept as its shown text (data is whole)
@@ -303,7 +303,7 @@ def _boundary_said(meta: dict[str, Any]) -> str:
     said: list[str] = []
     trigger = meta.get("trigger")
     if isinstance(trigger, str) and trigger:
-        said.append(f"trigger {trigger}")
+        said.append(f"trigger {one_line(trigger)}")
     before, after, saved = (_count(meta.get(k)) for k in ("preTokens", "postTokens", "tokensSaved"))
     if after is not None:
         said.append(f"{'?' if before is None else f'{before:,}'} → {after:,} tok")

@@ -19,6 +19,7 @@ import msgspec
 import orjson
 
 from ...indexing import loads_mended, loads_payload
+from ...message_usage import reported_cost
 from ...model import Part
 from ...text import str_or_none
 from ...utf8 import is_utf8
@@ -204,12 +205,8 @@ def line_of(record: dict[str, Any]) -> Line:
         message=_message_of(message) if isinstance(message, dict) else None,
         data=_data_of(data) if isinstance(data, dict) else None,
         toolUseResult=record.get("toolUseResult"),  # (see Line)
-        costUSD=_number_or_none(record.get("costUSD")),
+        costUSD=reported_cost(record.get("costUSD")),
     )
-
-
-def _number_or_none(value: Any) -> float | None:
-    return float(value) if type(value) in (int, float) else None
 
 
 def _message_of(message: dict[str, Any]) -> Message:

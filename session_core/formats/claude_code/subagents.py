@@ -41,7 +41,10 @@ if TYPE_CHECKING:
 
 MAX_FILES = 200
 MAX_BYTES = 1 << 30  # read at most this much subagent transcript per session
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")  # an agentId that can name a file
+# What no file name in a folder holds: a path separator (or NUL). An agentId (or a
+# session id) with one names no file of its own; any other is looked for as written
+# (``agent-dot.x.jsonl`` is one: it was said "not there" when it was).
+_NOT_IN_A_NAME = re.compile("[/\x00" + re.escape(os.sep + (os.altsep or "")) + "]")
 MAX_SIBLINGS = 5000  # 2.0.x agent files beside a session looked at for its own
 _HEAD = 8192  # bytes of an agent file's start that name its session
 
@@ -119,13 +122,19 @@ def _stem(session: Path) -> str:
     return Path(session.name.removesuffix(".zst")).stem
 
 
+def names_a_file(agent: str) -> bool:
+    """Whether an agent's (or a session's) id can name a file in a folder: not empty,
+    not ``.`` nor ``..``, and no separator in it (nothing that reaches out of it)."""
+    return agent not in ("", ".", "..") and not _NOT_IN_A_NAME.search(agent)
+
+
 def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
     """The agent's own file, when it is there (looked up once per agent and builder)."""
     cache: dict[str, str | None] = b.agent_paths
     if agent in cache:
         return cache[agent]
     found: str | None = None
-    if _SAFE_ID.match(agent):
+    if names_a_file(agent):
         folders = b.agent_folders
         if folders is None:  # 2.1.x, then 2.0.x; each as ``str(folder / name)`` begins
             where = (folder_of(b.path), Path(b.path).parent)
@@ -147,7 +156,7 @@ def path_in_source(b: ClaudeCodeBuilder, agent: str, source: str) -> str | None:
     key = f"{source}/{agent}"  # (an agentId that names a file holds no ``/``)
     if key not in cache:
         found = None
-        if _SAFE_ID.match(agent) and _SAFE_ID.match(source):
+        if names_a_file(agent) and names_a_file(source):
             candidate = Path(b.path).parent / source / "subagents" / f"agent-{agent}.jsonl"
             found = str(candidate) if candidate.is_file() else None
         cache[key] = found
@@ -159,7 +168,7 @@ def source_folders(b: ClaudeCodeBuilder) -> list[str]:
     found = resumed(b)
     parent = Path(b.path).parent
     return (
-        [str(parent / s / "subagents") for s in found.sources if _SAFE_ID.match(s)] if found else []
+        [str(parent / s / "subagents") for s in found.sources if names_a_file(s)] if found else []
     )
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ...indexed import Indexed
 from ...item_heights import FOLD_PARTS
 from ...model import Compaction, Part
-from ...text import count, grouped
+from ...text import count, count_text
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -78,8 +78,7 @@ def compaction_parts(record: ReplayCompaction | None, lines: dict[str, int]) -> 
     """A compaction line's item: what it folded, tokens before and after, its summary."""
     if record is None:
         return [Part("other", "not applied", name="compaction")]
-    before = "?" if record.tokens_before is None else grouped(record.tokens_before)
-    after = "?" if record.tokens_after is None else grouped(record.tokens_after)
+    before, after = count_text(record.tokens_before), count_text(record.tokens_after)
     what = (
         f"folded {count(len(record.folded), 'message')} (kept {len(record.kept)} sticky)"
         f" · tokens {before} → {after} · fallback {'yes' if record.fallback else 'no'}"

@@ -1,0 +1,114 @@
+"""Every value a file wrote that a ``diff`` row shows goes through one rule: a count is
+shown only if it is one (else its JSON, inert, on one line: never Python's ``None`` or
+``[1, 2]``), a text on one line, a flag as the spec types it. A newline in a compaction's
+field ended its row, and what followed read as rows of the diff (``session_core.text.
+count_text``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from claude_code_writer import CCWriter
+
+from session_core import Message, Session
+from session_core.agentgo import AgentGoSession
+from session_core.text import count_text
+from viewer.cli import main
+
+FORGED = "\n= line      3  user      FORGED\x1b[31m"
+
+
+def _diff(path: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    assert main(["diff", str(path)]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def _no_forged_row(rows: list[str]) -> None:
+    assert not [row for row in rows if "FORGED" in row and not row.startswith(("#", "+"))], rows
+    assert not [row for row in rows if "\x1b" in row], rows
+
+
+def test_count_text() -> None:
+    assert count_text(12345) == "12,345" and count_text(None) == "?"
+    assert count_text(None, "unknown") == "unknown"
+    assert count_text([1, 2]) == "[1,2]" and count_text(True) == "true"
+    assert count_text(-5) == "-5" and count_text("9\n0") == '"9\\n0"'
+    assert "\x1b" not in count_text("\x1b[31m")
+
+
+def test_v1_compaction_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path) as s:
+        first = s.append_message(Message(role="user", content="hi"))
+        s.append_compaction("SUMMARY", first, tokens_before=900, tokens_after=10)
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[-1])
+    record["payload"].update(
+        {"tokens-before": "900" + FORGED, "tokens-after": [1], "fallback": "no" + FORGED}
+    )
+    path.write_text("\n".join([*lines[:-1], json.dumps(record)]) + "\n")
+    rows = _diff(path, capsys)
+    _no_forged_row(rows)
+    row = next(row for row in rows if "compaction through" in row)
+    assert 'tokens "900\\n= line' in row and "-> [1];" in row, row
+    assert "fallback no" in row  # (only ``true`` is yes: a string is no flag)
+
+
+def test_agentgo_context_event_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "ag.jsonl"
+    session = AgentGoSession.create(path)
+    run = session.begin_run()
+    run.record("message_end", {"message": {"kind": "user", "content": []}})
+    run.record("context_projected", {"replaced": "2" + FORGED})
+    run.record(
+        "context_compacted", {"replaced": 3, "tokens_before": "1" + FORGED, "tokens_after": [1, 2]}
+    )
+    run.record("context_compacted", {"tokens_before": 5000})
+    run.close()
+    session.close()
+    rows = _diff(path, capsys)
+    _no_forged_row(rows)
+    marks = [row for row in rows if row.startswith("# line")]
+    assert 'replaced "2\\n= line' in marks[0], marks
+    assert "replaced 3, tokens " in marks[1] and "→ [1,2]," in marks[1], marks
+    assert "tokens 5,000 → ?," in marks[2], marks  # (not Python's ``None``)
+
+
+def test_claude_code_trigger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    w = CCWriter()
+    w.user("hi")
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        compactMetadata={"trigger": "auto" + FORGED, "preTokens": 100},
+    )
+    w.user("after")
+    rows = _diff(w.write(tmp_path / "cc.jsonl"), capsys)
+    _no_forged_row(rows)
+    mark = next(row for row in rows if row.startswith("# line"))
+    assert "trigger auto⏎= line" in mark and "␛[31m" in mark, mark
+
+
+def test_the_diff_tab_says_a_trigger_on_one_line(tmp_path: Path) -> None:
+    from session_core import open_transcript
+    from viewer.widgets.model_diff import ModelDiff
+
+    w = CCWriter()
+    w.user("hi")
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        compactMetadata={"trigger": "auto" + FORGED, "preTokens": 100},
+    )
+    rows = [row for _style, row in ModelDiff(open_transcript(w.write(tmp_path / "cc.jsonl")))]
+    (mark,) = [row for row in rows if row.startswith("◆")]
+    assert "· auto⏎= line" in mark and "␛[31m" in mark, mark
+    assert not [row for row in rows if "\n" in row or "\x1b" in row], rows
