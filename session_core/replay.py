@@ -153,19 +153,19 @@ class ReplayState:
         return self._message(
             "compaction",
             line,
-            f"replaces through {as_written(through)}",
+            "replaces through",
             through,
             "never written, or written after this compaction",
         )
 
     def _message(self, what: str, line: int | None, does: str, mid: str, why: str) -> int:
-        """The position of the message ``mid`` a line names (it ``does`` something to it);
+        """The position of the message ``mid`` a line names (it ``does`` something to it,
+        said with the id as written only when it fails: most lines name one that is);
         ``why``: how it could be missing."""
         index = self.sent_position(mid)
         if index is None:
-            raise self._fail(
-                what, line, f"{does}, which is not a message this transcript still has ({why})"
-            )
+            said = f"{does} {as_written(mid)}, which is not a message this transcript still has"
+            raise self._fail(what, line, f"{said} ({why})")
         return index
 
     def _elision_targets(self, payload: dict[str, Any], line: int | None) -> list[tuple[int, str]]:
@@ -185,7 +185,7 @@ class ReplayState:
             index = self._message(
                 "elision",
                 line,
-                f"stubs {as_written(mid)}",
+                "stubs",
                 mid,
                 "never written, or a compaction replaced it first",
             )

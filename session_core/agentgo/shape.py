@@ -29,7 +29,7 @@ NEEDS_EXECUTION = frozenset(
 
 def execution_said(execution: Any) -> str | None:
     """What is wrong with an ``execution`` (None: nothing), in the writer's words."""
-    if not isinstance(execution, Mapping):
+    if type(execution) is not dict and not isinstance(execution, Mapping):  # (dict: most)
         return "its execution is not an object"
     ident = execution.get("id")
     if type(ident) is not str or not ident:
