@@ -355,12 +355,12 @@ class TokenTally:
                 self.gap = []  # (a gap's tokens went with the count that started again)
                 delta = last or total
         self.last_total = total
-        if delta is not None and (delta[1] is None or delta[4] is None) and not afresh:
-            delta = self.own_last(delta, last)
         if delta is not None and own and self.gap and not afresh:
             delta = self.cover(delta, last, model, when)
             if delta is None:  # this response's share is not known apart from the gap's
                 return total, Usage(responses=1), 0, own
+        elif delta is not None and (delta[1] is None or delta[4] is None) and not afresh:
+            delta = self.own_last(delta, last)  # (after a gap: ``cover``, its share apart)
         if delta is None or not any(delta):
             return total, None, 0, own
         usage = usage_of(delta, model, writes=self.writes, when=when)
