@@ -373,13 +373,19 @@ def test_a_fork_of_a_compressed_parent_followed_while_written_ends_as_its_whole_
     assert _dumped(_grown(fork, 1)) == _dumped(whole)
 
 
+@pytest.mark.parametrize(
+    ("gone", "why"), [("unlinked", "its file not found"), ("linked", "its file could not be read")]
+)
 def test_a_parent_not_found_is_not_looked_for_on_every_growth(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gone: str, why: str
 ) -> None:
     """A live fork grows many times a second: its missing parent is looked for (its
-    sessions tree listed) at most every ``SEARCH_AGAIN`` seconds, not on each growth."""
+    sessions tree listed) at most every ``SEARCH_AGAIN`` seconds, not on each growth;
+    so is one found but not opened (its path a link to nothing)."""
     parent, fork = _family(tmp_path, odd=False, cut=False)
     parent.unlink()
+    if gone == "linked":
+        parent.symlink_to(tmp_path / "nothing-here")
     searched: list[str] = []
     from session_core.formats.codex import tree
 
@@ -398,4 +404,4 @@ def test_a_parent_not_found_is_not_looked_for_on_every_growth(
         tail.close()
     t = live.transcript(writer_alive=False)
     assert len(lines) > 10 and 1 <= len(searched) <= 2, searched
-    assert any("its file not found" in w for w in t.warnings)
+    assert any(why in w for w in t.warnings)

@@ -127,8 +127,9 @@ def look(path: str, copy: ForkCopy) -> None:
     copy.searched = None
     try:
         theirs = open_maybe_compressed(parent)
-    except OSError as err:
+    except OSError as err:  # (found, not let read: looked for again as one not found)
         copy.why = f"its file could not be read ({err.strerror or type(err).__name__})"
+        copy.searched = now
         return
     try:
         with open_regular(path) as fork, theirs:

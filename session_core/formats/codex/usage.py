@@ -124,12 +124,17 @@ def usage_of(
         if written is not None:
             written = min(written, inputs - cached)
             uncached = inputs - cached - written
+    elif written is not None:  # (bounded by the input, as where the cached part is known)
+        written = min(written, inputs)
     cache_write = written if writes else None
     if response:  # ``Usage.of_response``'s counting, every count given (one per response)
         known = 0 if cost is None else 1
         in_part = 1 if uncached is None else 0
         return Usage(uncached, output, cached, cache_write, cost, 1, 1, known, in_part=in_part)
-    return Usage(uncached, output, cached, cache_write, cost)
+    unsplit = None  # a total's input not told apart: counted, as tokens of no named kind
+    if uncached is None:
+        unsplit = inputs - (cached or 0) - (cache_write or 0) or None
+    return Usage(uncached, output, cached, cache_write, cost, total_only_tokens=unsplit)
 
 
 def to_json(totals: Totals | None, writes: bool = False) -> dict[str, int | None] | None:
@@ -354,11 +359,23 @@ class TokenTally:
             delta = self.cover(delta, last, model, when)
             if delta is None:  # this response's share is not known apart from the gap's
                 return total, Usage(responses=1), 0, own
+        elif delta is not None and (delta[1] is None or delta[4] is None) and not afresh:
+            delta = self.own_last(delta, last)  # (after a gap: ``cover``, its share apart)
         if delta is None or not any(delta):
             return total, None, 0, own
         usage = usage_of(delta, model, writes=self.writes, when=when)
         self._count(usage)
         return total, usage, last[0] if last is not None else 0, own
+
+    @staticmethod
+    def own_last(delta: Totals, last: Totals | None) -> Totals:
+        """A response's usage where the change of the totals leaves its input's split
+        unknown (a cached or cache-write part that is no count): its own last usage,
+        where that tells it and fits in the change (a bad part of one total is that
+        response's alone, not every later one's; the reasoning part prices nothing)."""
+        if last is None or last[1] is None or last[4] is None or minus(delta, last) is None:
+            return delta
+        return last
 
     def cover(
         self, delta: Totals, last: Totals | None, model: str | None, when: str | None
