@@ -24,7 +24,6 @@ from .items import (
     carried_result,
     fingerprint,
     message_key,
-    output_call_id,
     output_of,
     reasoning_key,
     reasoning_parts_of,
@@ -122,7 +121,7 @@ class CodexResponses(CodexCalls):
     ) -> bool:
         kind = lines.TAG[type(payload)]
         outcome = decode_output(payload.output)
-        call_id = output_call_id(payload.call_id)
+        call_id = payload.call_id or None  # (a str or None: ``output_call_id``'s rule, inline)
         key = call_key(kind, payload.call_id, payload.id)
         index = self._sent(kind, _PACKED, "tool", "message", False, key, line, ts)
         self._output(call_id, outcome, index, line, ts, None, outcome.text is payload.output)

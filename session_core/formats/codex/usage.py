@@ -88,12 +88,24 @@ def _add(a: int | None, b: int | None) -> int | None:
 def minus(a: Totals, b: Totals) -> Totals | None:
     """``a - b`` (a part unknown in either: unknown), or None when a counter went
     backwards (a reset: not a delta)."""
-    diff = (a[0] - b[0], _sub(a[1], b[1]), a[2] - b[2], _sub(a[3], b[3]), _sub(a[4], b[4]))
-    return None if min(n for n in diff if n is not None) < 0 else diff
+    if None in a or None in b:  # (rare: the common case, every part a count, below)
+        diff = (a[0] - b[0], _sub(a[1], b[1]), a[2] - b[2], _sub(a[3], b[3]), _sub(a[4], b[4]))
+        return None if min(n for n in diff if n is not None) < 0 else diff
+    x: _Whole = a  # type: ignore[assignment]  # (no part None: told above, no call)
+    y: _Whole = b  # type: ignore[assignment]
+    whole = (x[0] - y[0], x[1] - y[1], x[2] - y[2], x[3] - y[3], x[4] - y[4])
+    return None if min(whole) < 0 else whole
 
 
 def plus(a: Totals, b: Totals) -> Totals:
-    return a[0] + b[0], _add(a[1], b[1]), a[2] + b[2], _add(a[3], b[3]), _add(a[4], b[4])
+    if None in a or None in b:
+        return a[0] + b[0], _add(a[1], b[1]), a[2] + b[2], _add(a[3], b[3]), _add(a[4], b[4])
+    x: _Whole = a  # type: ignore[assignment]
+    y: _Whole = b  # type: ignore[assignment]
+    return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4]
+
+
+_Whole = tuple[int, int, int, int, int]  # (Totals with every part a count)
 
 
 def usage_of(
