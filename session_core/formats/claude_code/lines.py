@@ -19,11 +19,11 @@ import msgspec
 import orjson
 
 from ...indexing import loads_mended, loads_payload
+from ...int64 import Int, int64_or_none
 from ...message_usage import reported_cost
 from ...model import Part
 from ...text import str_or_none
 from ...utf8 import is_utf8
-from ..int64 import Int, int64_or_none
 from . import blocks
 from .blocks import flatten
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import msgspec
 
+from ...int64 import Int  # (bigger ones fall back)
 from ...utf8 import is_utf8
-from ..int64 import Int  # (bigger ones fall back)
 from .items import TEXT_BLOCKS
 
 NO_VALUE = msgspec.Raw(b"")  # a Raw field that was not there

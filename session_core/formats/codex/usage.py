@@ -20,8 +20,8 @@ from typing import Any
 import orjson
 
 from ... import pricing
+from ...int64 import MOST, int64_or_none
 from ...model import Usage
-from ..int64 import MOST, int64_or_none
 
 # (input tokens, cached of them, output tokens, reasoning of those, cache writes of the
 # input: 0 when not said, ``writes_said`` tells). A part written as no count (``1e400``,
