@@ -37,37 +37,28 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     What the shared keys need of every message line (the calls tool messages answered,
     usage) comes from the packed facts, not from an object per message.
     """
-    from .formats.v1.asked import answered_ops
+    from .formats.v1.asked import CallMarks, answered_ops
     from .formats.v1.model import NAME
     from .formats.v1.ops import answered_last, op_state, superseded_ops, undispatched_calls
     from .formats.v1.overlays import compactions_of
     from .model import Usage
     from .usage import tally_state
 
-    facts = state.events.facts
-    answered: set[str] = set()
-    calling: list[int] = []  # the message lines that make calls
-    for at, calls, tcid in facts.call_facts(state.message_events):
-        if tcid:
-            answered.add(tcid)
-        if calls:
-            calling.append(at)
+    marks = CallMarks(state)  # (the call ids answered, by number: no str of each)
 
     def ops(pending: bool = False) -> Iterator[dict[str, Any]]:
         # Copies, one at a time: the records are the state's own (built from their lines
         # once), and a big file has 100,000s of them. The pending list builds only the
         # unsettled (the replay knows which, without reading a line).
         tool_ops = state.tool_ops
-        dispatched: set[Any] = set()
         superseded = superseded_ops(state)
         last = answered_last(state, writer_alive)
         # (a settled one's state is its outcome: only the others' answers are looked at)
-        answered_op = answered_ops(state, state.pending_indices(), answered.__contains__)
+        answered_op = answered_ops(state, state.pending_indices(), marks.answers)
         for index in range(len(tool_ops)):
             if pending and tool_ops.is_settled(index):
                 continue
             op = tool_ops[index]
-            dispatched.add(op.get("call-id"))
             alive = writer_alive
             if not tool_ops.is_settled(index) and superseded(index):
                 alive = False
@@ -76,9 +67,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
         if pending:
             return
         # Then the calls no dispatch line names (they never ran, as far as the file says).
-        for cid, tool, state_ in undispatched_calls(
-            state, writer_alive, answered, calling, dispatched
-        ):
+        for cid, tool, state_ in undispatched_calls(state, writer_alive, marks):
             yield {"call-id": cid, "tool": tool, "settled": False, "state": state_}
 
     usage = Usage.of_totals(tally_state(state).transcript)

@@ -150,10 +150,10 @@ class V1Calls:
             return True
         return False
 
-    def _id_answered(self, call_id: str) -> bool:
-        """Whether a tool message answers call id ``call_id`` (an operation's not settled
-        at the last snapshot: ``answered`` holds theirs)."""
-        return self.texts.find(call_id) in self.answered
+    def _id_answered(self, call_id: int) -> bool:
+        """Whether a tool message answers the call id of number ``call_id`` (an
+        operation's not settled at the last snapshot: ``answered`` holds theirs)."""
+        return call_id in self.answered
 
     def _is_answered(self, cid: int) -> bool:
         return cid in self.answered or (self.operation_of(cid) >= 0 and self._answer_again(cid))

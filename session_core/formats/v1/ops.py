@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
@@ -18,7 +18,7 @@ from ...model import (
     classify_op,
 )
 from ...tool_ops import OpsSequence, OpState
-from .asked import answered_ops
+from .asked import CallMarks, answered_ops
 
 if TYPE_CHECKING:
     from ...records import CodedTexts
@@ -137,61 +137,39 @@ def undispatched_states(
 
 
 def undispatched_calls(
-    state: ReplayState,
-    writer_alive: bool | None,
-    answered: set[str],
-    calling: Iterable[int],
-    dispatched: set[Any],
+    state: ReplayState, writer_alive: bool | None, marks: CallMarks
 ) -> Iterator[tuple[str, str, OpState]]:
-    """``(call id, tool, state)`` of each call the message lines at ``calling`` asked for
-    that no dispatch line names (``dispatched``: the call ids dispatched, taken into as
-    they are said), once per id, in their order (``undispatched_states``)."""
-    facts = state.events.facts
+    """``(call id, tool, state)`` of each call the message lines asked for that no
+    dispatch line names, once per id, in their order (``undispatched_states``)."""
+    text = state.events.texts.text
     undispatched = undispatched_states(state, writer_alive)
-    for at in calling:
-        for cid, tool in facts.calls(at):
-            if cid not in dispatched:
-                dispatched.add(cid)
-                yield cid, tool, undispatched(at, cid in answered)
-
-
-def answers_and_calls(state: ReplayState) -> tuple[set[str], list[int]]:
-    """The call ids tool messages answer, and the message lines that make calls, from
-    the message lines' facts: no line read."""
-    answered: set[str] = set()
-    calling: list[int] = []
-    for at, calls, tcid in state.events.facts.call_facts(state.message_events):
-        if tcid:
-            answered.add(tcid)
-        if calls:
-            calling.append(at)
-    return answered, calling
+    for at, cid, name in marks.undispatched:
+        yield text(cid), text(name), undispatched(at, marks.answers(cid))
 
 
 def check_states(state: ReplayState, writer_alive: bool | None) -> tuple[Counter[str], int]:
     """``check``'s counts of the operations not settled and of the calls no dispatch
     line names, by state, as ``replay`` lists them, and how many operations it lists
     (those calls among them): from the message lines' facts and the dispatched call
-    ids, no line read."""
-    answered, calling = answers_and_calls(state)
-    dispatched: set[Any] = set(state.tool_ops.call_ids)
-    unstarted = undispatched_calls(state, writer_alive, answered, calling, dispatched)
+    ids' numbers, no line read, no call id made a str but the few it tells of."""
+    marks = CallMarks(state)
+    unstarted = undispatched_calls(state, writer_alive, marks)
     said: Counter[str] = Counter(said for _cid, _tool, said in unstarted)
     listed = len(state.tool_ops) + said.total()
-    said.update(pending_states(state, writer_alive, answered))
+    said.update(pending_states(state, writer_alive, marks))
     return said, listed
 
 
 def pending_states(
-    state: ReplayState, writer_alive: bool | None, answered: set[str]
+    state: ReplayState, writer_alive: bool | None, marks: CallMarks
 ) -> Iterator[OpState]:
     """The state of each operation not settled (``check``'s count of the answered ones),
-    as ``replay`` says it: a superseded run's are the writer's gone; ``answered``: the
+    as ``replay`` says it: a superseded run's are the writer's gone; ``marks``: the
     call ids tool messages answer (``answered_ops`` gives each answer its call)."""
     superseded = superseded_ops(state)
     last = answered_last(state, writer_alive)
     pending = list(state.pending_indices())
-    answered_op = answered_ops(state, pending, answered.__contains__)
+    answered_op = answered_ops(state, pending, marks.answers)
     for index in pending:
         alive = False if superseded(index) else writer_alive
         yield state_of(None, index in answered_op, alive, last(index))
