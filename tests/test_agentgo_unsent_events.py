@@ -80,8 +80,8 @@ def test_a_compaction_with_no_request_since_says_so(tmp_path: Path) -> None:
     assert rows[0].endswith(f"2 context events (2 {UNSENT})")
     events = [row for row in rows if row.startswith("# line") and "compacted" in row]
     assert events == [
-        f"# line 14: compacted, replaced 4, tokens 1000 → 100, {UNSENT}",
-        f"# line 17: compacted, replaced 1, tokens 1000 → 100, {UNSENT}",
+        f"# line 14: compacted, replaced 4, tokens 1,000 → 100, {UNSENT}",
+        f"# line 17: compacted, replaced 1, tokens 1,000 → 100, {UNSENT}",
     ]
     tab = [str(entry[1]) for entry in ModelDiff(t)]
     assert tab.count(UNSENT) == 2 and not [row for row in tab if row.startswith("folded:")]

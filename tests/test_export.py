@@ -231,7 +231,7 @@ class TestMarkdown:
         assert "folded by the compaction at line 15" in text
         assert "elided by the elision at line 14" in text
         assert "[elided: 30 lines of tests/test_ops.py]\n" in fenced_blocks(text)
-        assert "tokens 2100 → 240" in text
+        assert "tokens 2,100 → 240" in text
         replayed = export(story, "md", "replayed")
         assert "folded by" not in replayed
         assert "section identity: the same body as printed for run run-1" in text
