@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 import math
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
 from ... import pricing
@@ -27,6 +29,22 @@ _OPEN = 16  # the last responses, still being written: folded afresh every time
 _UNREPORTED = Usage(responses=1)
 
 
+class IsResponse:
+    """Is a raw item a model's response (one Claude Code made up is not)? From the
+    responses' raw items (``Responses.raw``, ascending) and the raw column alone."""
+
+    __slots__ = ("items", "raw")
+
+    def __init__(self, raw: array[int], items: ItemColumn) -> None:
+        self.raw, self.items = raw, items
+
+    def __call__(self, index: int) -> bool:
+        raw = self.raw
+        at = bisect_left(raw, index)
+        found = at < len(raw) and raw[at] == index
+        return found and self.items.model_of(index) != SYNTHETIC
+
+
 class UsageBook:
     """What changed responses' usage since the last assembly, each response's usage (its
     raw item's, in the raw column's ``ResponseUsage``) and the totals kept."""
@@ -35,7 +53,9 @@ class UsageBook:
 
     def __init__(self, responses: Responses, raw: ItemColumn) -> None:
         self.responses = responses
-        self.items = ResponseUsage(raw, self.is_response)
+        # (a test holding the book itself would make a cycle of it, its responses' tables
+        # kept until the collector runs: paused while a file loads, each subagent file's)
+        self.items = ResponseUsage(raw, IsResponse(responses.raw, raw))
         raw.facts = self.items
         self.stale: list[int] = []  # responses whose usage changed (``settle``)
         # The fold of the file's first responses (by place), and each turn's.
@@ -133,11 +153,6 @@ class UsageBook:
         """Response ``at``'s usage, as last settled (unknown, ``Usage(responses=1)``: it
         reported none; None: Claude Code made it up)."""
         return self.items.usage(self.responses.raw[at])
-
-    def is_response(self, index: int) -> bool:
-        """Is raw item ``index`` a model's response (one Claude Code made up is not)?"""
-        at = self.responses.of_raw(index)
-        return at >= 0 and self.responses.model(at) != SYNTHETIC
 
     def file_total(self) -> Usage:
         """The file's usage: every response once (one that reported nothing counts as a
