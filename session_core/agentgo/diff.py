@@ -23,13 +23,13 @@ from ..model import UNSENT
 from ..text import count, count_text, name_line, one_line
 from .folds import (
     ContextFolds,
-    _call_of,
-    _hashed,
     _request_at,
     _Sent,
     context_compactions,
     unsent_events,
 )
+from .messages import call_of as _call_of
+from .messages import hashed as _hashed
 from .messages import message_role
 from .view import AgentGoView, message_text
 

@@ -4,7 +4,7 @@ compactions take it as a file is opened, so this module imports nothing of the
 ``diff`` report's drawing (``cells``, ``diff_model``: wcwidth's tables).
 
 A committed message is *sent* where a request holds it as the model is sent it
-(``_key``: not the usage, time or stop reason it reports of itself), *sent as a stub*
+(``messages.sent_bytes``: not the usage, time or stop reason it reports of itself), *sent as a stub*
 where the request holds another message answering the same call (observation aging),
 and *not sent* otherwise (compacted away); a request message no committed one is (a
 summary, a stub) is sent as a message of its own.
@@ -18,27 +18,11 @@ from collections import deque
 from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any, overload
 
-import orjson
-
-from ..json_out import dumps
 from ..model import Compaction
-from .messages import message_role
+from .messages import call_of as _call_of
+from .messages import hashed as _hashed
+from .messages import message_role, sent_key
 from .view import AgentGoView, message_text
-
-# What a message reports of itself, not what the model is sent of it (the spec's
-# AgentMessage): a request's copy may leave it out (a committed assistant message has its
-# response's usage; the copy a later request holds need not), and is the same message.
-_NOT_SENT = frozenset({"usage", "timestamp", "stop_reason"})
-
-
-def _key(message: Any) -> bytes:
-    """A message as the model is sent it, to tell a request's message from a committed
-    one: every key but its own report (``_NOT_SENT``), ``is_error`` absent as false."""
-    if isinstance(message, dict):
-        message = {k: v for k, v in message.items() if k not in _NOT_SENT}
-        if message.get("is_error") is False:
-            del message["is_error"]
-    return dumps(message, orjson.OPT_SORT_KEYS)  # (any depth: the standard library past orjson's)
 
 
 def _request_at(view: AgentGoView, index: int) -> list[Any] | None:
@@ -190,16 +174,6 @@ def _role(message: Any) -> str:
     return message_role(message) if isinstance(message, dict) else ""
 
 
-def _hashed(message: Any) -> int:
-    return hash(_key(message))
-
-
-def _call_of(message: Any) -> str | None:
-    """The call a message answers (its ``tool_call_id``, where that is a string)."""
-    call = message.get("tool_call_id") if isinstance(message, dict) else None
-    return call if isinstance(call, str) else None
-
-
 class ContextFolds:
     """What each context event of a view folded (``context_compacted``: the messages
     sent before it that the next model call's request does not hold) or stubbed and
@@ -247,9 +221,8 @@ class ContextFolds:
         """Read the committed messages up to ``upto`` (their keys, hashed)."""
         messages = self.view.messages
         for position in range(len(self._hashes), upto):
-            message = messages[position].message
-            self._hashes.append(_hashed(message))
-            call = _call_of(message)
+            key, call = messages[position].sent_key or sent_key(messages[position].message)
+            self._hashes.append(key)
             if call is not None:
                 self._calls[position] = call
 
