@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .agentgo.diff import ContextFolds, unsent_events
+from .agentgo.folds import ContextFolds, unsent_events
 from .agentgo.messages import message_role
 from .agentgo.stored import Committed
 from .agentgo.view import AgentGoView, Call, message_text, state_said

@@ -12,18 +12,23 @@ from typing import TYPE_CHECKING, Any
 from .calls import Call, Run
 from .reader import StrictReader, read, read_view
 from .view import AgentGoView
-from .writer import AgentGoRun, AgentGoSession
 
 if TYPE_CHECKING:
     from .live import LiveAgentGo
+    from .writer import AgentGoRun, AgentGoSession
 
 
 def __getattr__(name: str) -> Any:
-    # The live view needs the follower (and asyncio); plain reading should not import it.
+    # The live view needs the follower (and asyncio), the writer its lock and ids (and
+    # a regex compiled): plain reading, as opening a file is, imports neither.
     if name == "LiveAgentGo":
         from .live import LiveAgentGo
 
         return LiveAgentGo
+    if name in ("AgentGoRun", "AgentGoSession"):
+        from . import writer
+
+        return getattr(writer, name)
     raise AttributeError(f"module 'session_core.agentgo' has no attribute {name!r}")
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
+from ..json_out import dumps
 from ..message import Message
 from ..text import as_str
 
@@ -110,11 +113,48 @@ def _json(value: Any) -> str:
     return dumps(value, orjson.OPT_SORT_KEYS).decode()
 
 
+# What a message reports of itself, not what the model is sent of it (the spec's
+# AgentMessage): a request's copy may leave it out (a committed assistant message has its
+# response's usage; the copy a later request holds need not), and is the same message.
+_NOT_SENT = frozenset({"usage", "timestamp", "stop_reason"})
+
+
+def sent_bytes(message: Any) -> bytes:
+    """A message as the model is sent it, to tell a request's message from a committed
+    one: every key but its own report (``_NOT_SENT``), ``is_error`` absent as false."""
+    if isinstance(message, dict):
+        message = {k: v for k, v in message.items() if k not in _NOT_SENT}
+        if message.get("is_error") is False:
+            del message["is_error"]
+    return dumps(message, orjson.OPT_SORT_KEYS)  # (any depth: the standard library past orjson's)
+
+
+def hashed(message: Any) -> int:
+    """``sent_bytes`` hashed: how a request's message is told from a committed one."""
+    return hash(sent_bytes(message))
+
+
+def call_of(message: Any) -> str | None:
+    """The call a message answers (its ``tool_call_id``, where that is a string)."""
+    call = message.get("tool_call_id") if isinstance(message, dict) else None
+    return call if isinstance(call, str) else None
+
+
+def sent_key(message: Any) -> tuple[int, str | None]:
+    """What a committed message is matched to a request's by (``agentgo.folds``): its
+    ``hashed`` and the call it answers."""
+    return hashed(message), call_of(message)
+
+
 __all__ = [
     "LINES_COUNTED",
     "as_message",
+    "call_of",
+    "hashed",
     "message_lines",
     "message_text",
+    "sent_bytes",
+    "sent_key",
     "thinking_text",
     "tool_call_count",
 ]

@@ -39,6 +39,9 @@ class Committed(Stored):
     # The model call (its index in the view's ``call_order``) whose ``model_exec_end``
     # reported this message's usage, where the message reports none of its own; -1: none.
     usage_call: int = -1
+    # What ``agentgo.folds`` matches it to a request's message by (``sent_key``), taken
+    # as it was fed once a context event had come (the folds need it then; not read again).
+    sent_key: tuple[int, str | None] | None = None
 
     @property
     def message(self) -> dict[str, Any]:

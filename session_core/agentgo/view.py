@@ -23,6 +23,7 @@ from .messages import (
     message_lines,
     message_role,
     message_text,
+    sent_key,
     thinking_text,
 )
 from .records import NO_SEQ, ODD_RUN, Records
@@ -191,6 +192,8 @@ class AgentGoView:
                     seq, line, as_str(run_id), time, self.records, index, message_lines(message)
                 )
                 self.messages.append(committed)
+                if self.context_events:  # (what the folds match it by, not read again)
+                    committed.sent_key = sent_key(message)
                 if run is not None and run.produced is not None:
                     committed.usage_call = usage_call(run, message)
                 if (why := no_kind_said(message, line)) is not None:

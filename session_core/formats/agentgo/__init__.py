@@ -185,7 +185,7 @@ class AgentGoFormat(TranscriptFormat):
         alive = self.writer_alive(where)  # (a locking format's: the lock's word)
         view = self._view(where, alive)
         yield from view.json_parts()
-        from ...agentgo.diff import ContextFolds, context_compactions
+        from ...agentgo.folds import ContextFolds, context_compactions
 
         ops, tally = AgentGoModel(view).operations(alive)
         yield "tool-operations", (op.to_json() for op in ops)

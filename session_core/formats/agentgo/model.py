@@ -39,7 +39,7 @@ from .asked import (
 if TYPE_CHECKING:
     from ...agentgo.calls import Call
     from ...agentgo.calls import Run as AgentGoRun
-    from ...agentgo.diff import ContextFolds
+    from ...agentgo.folds import ContextFolds
     from ...agentgo.stored import Committed
     from ...agentgo.view import AgentGoView
     from ...message_usage import MessageUsage
@@ -285,7 +285,7 @@ class AgentGoModel:
         return self._model
 
     def _context_folds(self) -> ContextFolds:
-        from ...agentgo.diff import ContextFolds
+        from ...agentgo.folds import ContextFolds
 
         if self._folds is None:
             self._folds = ContextFolds(self.view)
@@ -293,8 +293,8 @@ class AgentGoModel:
 
     def _compactions(self) -> list[Compaction]:
         """The context events as compactions and elisions (what each folded is found when
-        a pane asks for it: ``agentgo.diff.ContextFolds``)."""
-        from ...agentgo.diff import context_compactions
+        a pane asks for it: ``agentgo.folds.ContextFolds``)."""
+        from ...agentgo.folds import context_compactions
 
         events = len(self.view.context_events)
         if not events:
