@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,23 @@ def _caught_up(tail: TailReader, live: Any) -> None:
         if update.caught_up:
             break
     live.transcript(writer_alive=True)
+
+
+def _written_line_by_line(
+    fork: Path, lines: list[bytes], live: Any, before: dict[int, Callable[[], Any]] | None = None
+) -> None:
+    """``lines`` appended to ``fork`` one at a time, ``live`` caught up after each (what
+    ``before`` names done before the line at its index)."""
+    tail = TailReader(os.fspath(fork), parse=False)
+    try:
+        for at, raw in enumerate(lines):
+            if before and at in before:
+                before[at]()
+            with fork.open("ab") as fh:
+                fh.write(raw)
+            _caught_up(tail, live)
+    finally:
+        tail.close()
 
 
 def _reads(path: Path) -> list[Transcript]:
@@ -337,17 +355,8 @@ def test_a_parent_not_found_is_looked_for_again_as_the_fork_grows(
     lines = fork.read_bytes().splitlines(keepends=True)
     fork.write_bytes(b"")
     live = CODEX.live(os.fspath(fork))
-    tail = TailReader(os.fspath(fork), parse=False)
     came = len(lines) - 1 if late else 14  # (after the copy; after its own count)
-    try:
-        for at, raw in enumerate(lines):
-            if at == came:
-                parent.write_bytes(kept)
-            with fork.open("ab") as fh:
-                fh.write(raw)
-            _caught_up(tail, live)
-    finally:
-        tail.close()
+    _written_line_by_line(fork, lines, live, {came: lambda: parent.write_bytes(kept)})
     t = live.transcript(writer_alive=False)
     if late:
         assert not any(r.copied for r in t.runs)
@@ -394,14 +403,7 @@ def test_a_parent_not_found_is_not_looked_for_on_every_growth(
     lines = fork.read_bytes().splitlines(keepends=True)
     fork.write_bytes(b"")
     live = CODEX.live(os.fspath(fork))
-    tail = TailReader(os.fspath(fork), parse=False)
-    try:
-        for raw in lines:
-            with fork.open("ab") as fh:
-                fh.write(raw)
-            _caught_up(tail, live)
-    finally:
-        tail.close()
+    _written_line_by_line(fork, lines, live)
     t = live.transcript(writer_alive=False)
     assert len(lines) > 10 and 1 <= len(searched) <= 2, searched
     assert any(why in w for w in t.warnings)

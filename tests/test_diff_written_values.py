@@ -80,7 +80,8 @@ def test_agentgo_context_event_fields(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "tokens 5,000 → ?," in marks[2], marks  # (not Python's ``None``)
 
 
-def test_claude_code_trigger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _forged_trigger() -> CCWriter:
+    """A Claude Code session compacted with a trigger that forges rows and escapes."""
     w = CCWriter()
     w.user("hi")
     w.system(
@@ -89,6 +90,11 @@ def test_claude_code_trigger(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         content="Conversation compacted",
         compactMetadata={"trigger": "auto" + FORGED, "preTokens": 100},
     )
+    return w
+
+
+def test_claude_code_trigger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    w = _forged_trigger()
     w.user("after")
     rows = _diff(w.write(tmp_path / "cc.jsonl"), capsys)
     _no_forged_row(rows)
@@ -100,14 +106,7 @@ def test_the_diff_tab_says_a_trigger_on_one_line(tmp_path: Path) -> None:
     from session_core import open_transcript
     from viewer.widgets.model_diff import ModelDiff
 
-    w = CCWriter()
-    w.user("hi")
-    w.system(
-        "compact_boundary",
-        parent=None,
-        content="Conversation compacted",
-        compactMetadata={"trigger": "auto" + FORGED, "preTokens": 100},
-    )
+    w = _forged_trigger()
     rows = [row for _style, row in ModelDiff(open_transcript(w.write(tmp_path / "cc.jsonl")))]
     (mark,) = [row for row in rows if row.startswith("◆")]
     assert "· auto⏎= line" in mark and "␛[31m" in mark, mark
