@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from .json_out import leaves_mapped
+
 _LINE_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 _CANON_OPTS = orjson.OPT_SORT_KEYS
 
@@ -37,12 +39,12 @@ def _exact_big_ints(value: Any) -> Any:
     """``value`` with every integer orjson cannot write (beyond 64 bits) as its digits,
     which the reference's JSON::Fast writes (a Raku Int has no bound). Only on the
     path where orjson refused, so the common write pays nothing."""
+    return leaves_mapped(value, _exact_big_int)
+
+
+def _exact_big_int(value: Any) -> Any:
     if isinstance(value, int) and not -(1 << 63) <= value < 1 << 64:
         return orjson.Fragment(str(int(value)))
-    if isinstance(value, dict):
-        return {key: _exact_big_ints(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_exact_big_ints(item) for item in value]
     return value
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import IO, Any
 
@@ -71,15 +72,23 @@ def _standard(value: Any, **how: Any) -> str:
         return json.dumps(TOO_DEEP)
 
 
+def leaves_mapped(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``value`` (dicts, lists and tuples as JSON has them: a tuple a list) with each
+    other value in it ``leaf(value)``."""
+    if isinstance(value, dict):
+        return {key: leaves_mapped(item, leaf) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [leaves_mapped(item, leaf) for item in value]
+    return leaf(value)
+
+
 def _finite(value: Any) -> Any:
     """A value with each non-finite number in it None."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(item) for item in value]
-    return value
+    return leaves_mapped(value, _finite_number)
+
+
+def _finite_number(value: Any) -> Any:
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def compact_json(value: object) -> str:

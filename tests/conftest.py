@@ -1,4 +1,6 @@
+import gc
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 # Test helpers (story.py) live beside the tests.
@@ -37,3 +39,16 @@ def truecolor(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every app drawn in truecolor, whatever the terminal running the tests (``TERM=xterm``
     and no ``COLORTERM`` is 16 colours, which the app draws otherwise: readable_colours)."""
     monkeypatch.setenv("COLORTERM", "truecolor")
+
+
+@pytest.fixture
+def gc_off() -> Iterator[None]:
+    """Only reference counting frees an object (the cyclic collector paused, as while
+    the viewer loads a file): what a dropped reader holds is freed at once, or not until
+    the collector runs (which a test cannot wait for)."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

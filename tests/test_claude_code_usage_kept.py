@@ -9,10 +9,8 @@ unknown usage, one Claude Code made up has none."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from claude_code_writer import CCWriter, text, usage
 
 from session_core.formats.claude_code.responses import Responses
@@ -36,22 +34,11 @@ def _file(path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def paused() -> Iterator[None]:
-    """The cyclic collector paused, as while the viewer loads a file."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def _alive(kind: type) -> int:
     return sum(1 for o in gc.get_objects() if type(o) is kind)
 
 
-def test_a_read_keeps_no_response_tables(tmp_path: Path, paused: None) -> None:
+def test_a_read_keeps_no_response_tables(tmp_path: Path, gc_off: None) -> None:
     path = str(_file(tmp_path / "agent-a1.jsonl"))
     before = (_alive(Responses), _alive(UsageBook))
     for _ in range(3):

@@ -8,7 +8,6 @@ import enum
 import gc
 import os
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,18 +28,6 @@ def written(path: Path, count: int = 3) -> None:
 def fingerprint(path: Path) -> tuple[bytes, int, int]:
     info = path.stat()
     return path.read_bytes(), info.st_ino, info.st_mode
-
-
-@pytest.fixture
-def gc_off() -> Iterator[None]:
-    """Only reference counting frees an object: what a dropped session holds is freed
-    at once, or not until the cycle collector runs (which a test cannot wait for)."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def refuse_writing(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
