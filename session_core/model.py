@@ -19,7 +19,7 @@ from typing import Any, Literal
 from .item_ends import LAST_LOOK, LineEnds, last_stamp
 from .parts import LazyPart, Part, PartRef, PartSource
 from .resumed import Resumed
-from .runs import COPIED_USAGE, Run, RunContext, RunState
+from .runs import COPIED_CUT, COPIED_USAGE, Run, RunContext, RunState
 from .text import count
 from .tool_ops import (
     STATE_LABELS,
@@ -519,6 +519,7 @@ class Transcript:
 
 
 __all__ = [
+    "COPIED_CUT",
     "COPIED_USAGE",
     "FOLDED",
     "NOT_SENT_MARKS",
