@@ -34,6 +34,7 @@ import orjson
 
 from .facts import _ROLES, LINES_COUNTED
 from .item_heights import JSON_SPACE_FIRST, json_blank_head, text_rows
+from .json_out import holds_non_finite
 from .message import raku_str
 from .message_usage import reported_cost, said
 
@@ -455,6 +456,28 @@ def _loads_beyond_a_double(raw: bytes) -> Any:
     except ValueError as err:  # (not UTF-8; NaN or Infinity)
         raise orjson.JSONDecodeError(str(err), "", 0) from None
     return cut_too_deep(value) if isinstance(value, dict | list) else value
+
+
+def written_field(raw: bytes | memoryview, key: str, value: Any) -> Any:
+    """``value``, the field ``key`` of the line ``raw``, for a refusal to quote
+    (``text.as_written``): where it holds a number beyond a double (read as infinity,
+    which JSON writes ``null``), with that number as the line wrote it (``1e400``: an
+    ``orjson.Fragment`` of its text); else itself. Only a refusal asks (the line is
+    parsed again)."""
+    if not raw or not holds_non_finite(value):
+        return value
+    try:
+        found = json.loads(
+            bytes(raw).decode("utf-8"), parse_float=_kept_as_written, parse_constant=_not_json
+        )
+    except (ValueError, RecursionError):
+        return value
+    return found.get(key, value) if isinstance(found, dict) else value
+
+
+def _kept_as_written(text: str) -> Any:
+    number = float(text)
+    return number if math.isfinite(number) else orjson.Fragment(text.encode())
 
 
 def message_fields(body: FactsBody | None) -> tuple[Any, ...]:

@@ -21,9 +21,11 @@ import orjson
 __all__ = [
     "TOO_DEEP",
     "EscapedC1",
+    "beyond_said",
     "compact_json",
     "dumps",
     "escape_c1",
+    "holds_non_finite",
     "json_bytes",
     "json_text",
     "readable_json",
@@ -89,6 +91,33 @@ def _finite(value: Any) -> Any:
 
 def _finite_number(value: Any) -> Any:
     return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def holds_non_finite(value: Any) -> bool:
+    """Whether ``value`` holds a non-finite number (a number beyond a double, ``1e400``,
+    read as infinity: JSON holds no other)."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(holds_non_finite(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_non_finite(item) for item in value)
+    return False
+
+
+# A number beyond a double quoted where its line's text is not at hand (not ``null``,
+# which would read as a null written).
+_BEYOND_SAID = orjson.Fragment(b"(a number beyond a double)")
+
+
+def beyond_said(value: Any) -> Any:
+    """``value`` with each non-finite number in it said to be beyond a double (as
+    ``compact_json`` writes it)."""
+    return leaves_mapped(value, _beyond_number_said)
+
+
+def _beyond_number_said(value: Any) -> Any:
+    return _BEYOND_SAID if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def compact_json(value: object) -> str:

@@ -86,11 +86,18 @@ class LiveTranscript(UpdateNotes):
                 line=lines[0] if lines else None,
             )
 
-    def _feed(self, envelope: dict[str, Any], line: int, keep: bytes | int | None) -> None:
-        """Apply one envelope; ``keep`` is what the state keeps of it instead of the dict."""
+    def _feed(
+        self,
+        envelope: dict[str, Any],
+        line: int,
+        keep: bytes | int | None,
+        raw: bytes | memoryview = b"",
+    ) -> None:
+        """Apply one envelope; ``keep`` is what the state keeps of it instead of the dict;
+        ``raw``, its line where at hand (a refusal quotes a value as the line wrote it)."""
         state = self.state
         try:
-            check_envelope(envelope, line, self.path)
+            check_envelope(envelope, line, self.path, raw)
             if not state.event_lines and envelope["type"] != "session-meta":
                 raise TranscriptError(
                     "is not session-meta; a transcript starts with one",
@@ -192,4 +199,4 @@ class LiveTranscript(UpdateNotes):
                     if keep_refused:
                         state.keep_refused(line, keep)
             else:
-                self._feed(envelope, line, keep)
+                self._feed(envelope, line, keep, raw)

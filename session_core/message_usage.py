@@ -131,6 +131,12 @@ def token_breakdown(
     return " + ".join(token_terms(inp, out, cache_read, rest, cache_write))
 
 
+# Tokens a response reported as a total only (v1's ``total-tokens`` with no prompt or
+# completion count; what a total holds past the counts it names): how many of them were
+# input and how many output is not known. Every surface says them in these words.
+TOTAL_ONLY = "total only, split unknown"
+
+
 def token_terms(
     inp: int | None,
     out: int | None,
@@ -147,7 +153,7 @@ def token_terms(
             (out, "out"),
             (cache_read, "cache read"),
             (cache_write, "cache write"),
-            (rest, "as a total alone"),
+            (rest, TOTAL_ONLY),
         )
         if value is not None
     ]

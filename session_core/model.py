@@ -19,7 +19,7 @@ from typing import Any, Literal
 from .item_ends import LAST_LOOK, LineEnds, last_stamp
 from .parts import LazyPart, Part, PartRef, PartSource
 from .resumed import Resumed
-from .runs import COPIED_USAGE, Run, RunContext, RunState
+from .runs import COPIED_CUT, COPIED_USAGE, Run, RunContext, RunState
 from .text import count
 from .tool_ops import (
     STATE_LABELS,
@@ -299,6 +299,9 @@ class Subagent:
     # its call's duration where that call is another subagent's (not among this file's
     # operations): the writer's own, as that file's result says it
     took: float | None = None
+    # Its id names no file (a path separator in it, ``.``, ``..``): none was looked for, so
+    # none is missing
+    no_file_name: bool = False
 
     @property
     def in_file(self) -> bool:
@@ -310,11 +313,20 @@ class Subagent:
         """Where its lines are: its file's path, this file's line, or that it has none."""
         if self.line is not None:  # (0: not known yet, the file's end read alone)
             return f"this file, line {self.line:,}" if self.line else "this file"
+        if self.path is not None:
+            return self.path
+        if self.copied_from is not None and not self.unnamed:
+            return f"the earlier session's: {self.no_file}"
+        return self.no_file
+
+    @property
+    def no_file(self) -> str:
+        """Why it has no file (its ``path`` None): not known, no file name, not there."""
         if self.unnamed:
             return "its file is not known"
-        if self.path is None and self.copied_from is not None:
-            return "the earlier session's: its file is not there"
-        return self.path if self.path is not None else "its file is not there"
+        if self.no_file_name:
+            return "its id is not a file name (no file looked for)"
+        return "its file is not there"
 
     @property
     def lines_read(self) -> bool:
@@ -519,6 +531,7 @@ class Transcript:
 
 
 __all__ = [
+    "COPIED_CUT",
     "COPIED_USAGE",
     "FOLDED",
     "NOT_SENT_MARKS",

@@ -132,17 +132,23 @@ def loads_line(raw: bytes) -> Any:
     return indexing.loads_payload(raw, mend=False)
 
 
-def check_envelope(value: dict[str, Any], number: int, path: str, raw: bytes = b"") -> None:
+def check_envelope(
+    value: dict[str, Any], number: int, path: str, raw: bytes | memoryview = b""
+) -> None:
+    """A v1 envelope's version and type, refused as a line that breaks the rules; each
+    quoted as ``raw`` (the line, where the caller has it) wrote it."""
     v = value.get("v")
     if type(v) is not int or v != 1:  # (the integer 1: not 1.0, "1" or true)
-        said = f"envelope version {as_written(v)}" if "v" in value else 'no "v"'
+        written = as_written(indexing.written_field(raw, "v", v))
+        said = f"envelope version {written}" if "v" in value else 'no "v"'
         raise InvalidLineError(
-            f"has {said}; this reader reads version 1", path=path, line=number, raw=raw
+            f"has {said}; this reader reads version 1", path=path, line=number, raw=bytes(raw)
         )
     kind = value.get("type")
     if type(kind) is not str or not kind:  # (the spec: a non-empty string)
-        said = "no type" if kind is None else f"type {as_written(kind)}, not a non-empty string"
-        raise InvalidLineError(f"has {said}", path=path, line=number, raw=raw)
+        written = as_written(indexing.written_field(raw, "type", kind))
+        said = "no type" if kind is None else f"type {written}, not a non-empty string"
+        raise InvalidLineError(f"has {said}", path=path, line=number, raw=bytes(raw))
 
 
 def _why(err: orjson.JSONDecodeError, raw: bytes) -> str:
@@ -422,7 +428,7 @@ def _replay_into(
                                 continue
                         if type(value) is not dict:
                             raise InvalidLineError(
-                                "is not a JSON object", path=where, line=number, raw=raw
+                                "is not a JSON object", path=where, line=number, raw=bytes(raw)
                             )
                         v = value.get("v")
                         named = value.get("type")

@@ -25,6 +25,11 @@ class RunContext:
 
 # What a fork's copy of its parent's turn says of its usage.
 COPIED_USAGE = "the parent's (a copy of its turn: counted in the parent's file)"
+# What it says of its state where the copy ends before the turn did (its end not copied:
+# the turn went on in the parent's file), in place of the "interrupted" it reads as: no
+# run of this file's was cut off (``check`` and the browser leave it out likewise).
+COPIED_CUT = "the parent's"
+COPIED_CUT_SAID = f"{COPIED_CUT} (a copy of its turn, cut short: it went on in the parent's file)"
 
 
 # A run's state: *failed* where the file says its loop ended in an error (agentgo's
@@ -66,9 +71,16 @@ class Run:
         self.end_line, self.ended = line, ts
         self.duration = seconds_between(self.started, ts)
 
+    def state_word(self) -> str:
+        """Its state as the Runs tab's column says it: ``COPIED_CUT`` for a fork's copy
+        of its parent's turn that did not finish in the copy."""
+        return COPIED_CUT if self.copied and self.state != "finished" else self.state
+
     def state_said(self) -> str:
         """Its state, with why it ended so where its file says: ``aborted (replaced)``
-        (the reason on one line, inert)."""
+        (the reason on one line, inert); a copied turn cut short says so."""
+        if self.copied and self.state != "finished":
+            return COPIED_CUT_SAID
         return f"{self.state} ({one_line(self.reason)})" if self.reason else self.state
 
     @property
@@ -107,4 +119,4 @@ class Run:
         return out
 
 
-__all__ = ["COPIED_USAGE", "Run", "RunContext", "RunState"]
+__all__ = ["COPIED_CUT", "COPIED_CUT_SAID", "COPIED_USAGE", "Run", "RunContext", "RunState"]

@@ -12,7 +12,7 @@ import re
 import shlex
 from collections.abc import Iterable, Iterator
 
-from .json_out import compact_json
+from .json_out import beyond_said, compact_json, holds_non_finite
 from .times import seconds_between
 
 TAB = "    "
@@ -350,8 +350,14 @@ def as_str(value: object) -> str:
 
 def as_written(value: object, limit: int = 80) -> str:
     """A value a file wrote, quoted in a refusal's words as JSON writes it (``true``,
-    ``null``, ``"1"``, not Python's ``True``), inert, cut to ``limit`` characters."""
-    text = inert(compact_json(value))
+    ``null``, ``"1"``, not Python's ``True``), inert, cut to ``limit`` characters. A
+    number beyond a double (read as infinity) is quoted as its line wrote it where the
+    caller has that (``indexing.written_field``: an ``orjson.Fragment``), else said to
+    be one: never ``null``, as JSON writes infinity."""
+    text = compact_json(value)
+    if "null" in text and holds_non_finite(value):  # (rare: looked for only then)
+        text = compact_json(beyond_said(value))
+    text = inert(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

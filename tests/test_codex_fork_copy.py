@@ -20,14 +20,17 @@ import orjson
 import pytest
 from codex_helpers import CODEX, opened
 from codex_writer import RolloutWriter, usage, zst_copy
-from helpers import follow_into
+from helpers import file_loaded, follow_into, said
 
+from session_core.export import export
 from session_core.formats.base import check_note
 from session_core.formats.codex import fork_copy
-from session_core.model import Transcript
+from session_core.model import COPIED_CUT, Transcript
 from session_core.scan import scan_file
 from session_core.tail_reader import TailReader
+from viewer.app import TailscopeApp
 from viewer.browser_cells import totals
+from viewer.screens.model_screen import ModelScreen
 
 PARENT = "0199aaaa-0000-7000-8000-00000000000a"
 FORK = "0199aaaa-0000-7000-8000-00000000000f"
@@ -324,6 +327,31 @@ def test_a_copied_turn_cut_short_is_the_parents_not_an_interrupted_run(tmp_path:
         assert "interrupted" not in check_note(t), check_note(t)
     row = scan_file(fork)
     assert row.status != "crashed" and row.reason is None, (row.status, row.reason)
+
+
+@pytest.mark.parametrize("form", ["md", "html"])
+def test_the_export_says_a_copied_turn_cut_short_is_the_parents(tmp_path: Path, form: str) -> None:
+    """Its state in the export's Runs table is the parent's copied turn, not a run of the
+    fork's that was interrupted."""
+    _parent, fork = _family(tmp_path, odd=False, cut=True)
+    said_in = export(fork, form).replace("\\", "")  # (md escapes)
+    runs = said_in[said_in.index("Runs") :]
+    assert "interrupted" not in runs, runs
+    assert f"{COPIED_CUT} (a copy of its turn, cut short" in runs.replace("&#x27;", "'"), runs
+
+
+async def test_the_runs_tab_says_a_copied_turn_cut_short_is_the_parents(tmp_path: Path) -> None:
+    """Its state cell is the parent's, and ``e`` does not stop at it (no run of the
+    fork's did not finish)."""
+    _parent, fork = _family(tmp_path, odd=False, cut=True)
+    app = TailscopeApp(fork)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        await pilot.press("3")  # (a Codex file's runs)
+        table = app.file_screen.runs.table
+        assert table.column_cells("state") == ["finished", COPIED_CUT, "finished"]
+        await pilot.press("e")
+        assert table.cursor_row == 0 and said(app, "No run that did not finish after the cursor.")
 
 
 def test_a_parent_that_cannot_be_read_is_said_so(tmp_path: Path) -> None:

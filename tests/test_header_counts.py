@@ -163,5 +163,5 @@ def test_a_files_own_breakdown_goes_on_between_its_terms() -> None:
         " this file 177 in + 28,755 out + 11,618,567 cache read",
         " + 479,537 cache write",
     ], lines
-    one = breakdown_terms(["10 as a total alone"])  # (its first term its last)
-    assert [t.plain for t in one] == ["(10 as a total alone)"]
+    one = breakdown_terms(["10 total only, split unknown"])  # (its first term its last)
+    assert [t.plain for t in one] == ["(10 total only, split unknown)"]

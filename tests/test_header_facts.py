@@ -15,6 +15,10 @@ from session_core.text import cost_text
 from session_core.views import replay_any
 from viewer.cli import main
 
+# What tokens reported as a total only are said to be, on every surface: plainly what
+# is known ("as a total alone" said it unclearly).
+SAID = "total only, split unknown"
+
 __all__ = ["finished"]  # (the fixture, used by name)
 
 
@@ -34,10 +38,22 @@ def test_a_total_alone_is_counted(tmp_path: Path) -> None:
     assert usage["input-tokens"] is None  # (not made up: only the total was said)
     transcript = open_transcript(path)
     assert transcript.usage.tokens == 10
-    assert transcript.usage.describe().startswith("10 tok (10 as a total alone)")
+    assert transcript.usage.describe().startswith(f"10 tok (10 {SAID})")
     assert "1 of 2 responses reported" in transcript.usage.describe()
     said = [m.usage for m in transcript.messages if m.role == "assistant"]
     assert said[0] is not None and said[0].describe().startswith("10 tok")
+
+
+def test_a_total_only_reads_the_same_in_the_export(tmp_path: Path) -> None:
+    """The export's usage says it in the header's words (one rule: ``token_terms``)."""
+    from session_core.export import export
+
+    path = _session(tmp_path / "t.jsonl", {"total-tokens": 10, "prompt-tokens": 4})
+    assert open_transcript(path).usage.describe().startswith(f"10 tok (4 in + 6 {SAID})")
+    for form in ("md", "html"):
+        said = export(path, form).replace("\\", "")  # (md escapes)
+        assert f"usage: 10 tok (4 in + 6 {SAID})" in said, form
+        assert "total alone" not in said
 
 
 def test_a_broken_down_usage_keeps_its_keys(tmp_path: Path) -> None:
@@ -69,7 +85,7 @@ async def test_the_header_says_no_meta_yet_only_before_there_is_any(tmp_path: Pa
     async with opened(path) as (app, _pilot, _screen):
         text = screen_text(app)
         assert "no meta yet" not in text and "agent=x" in text
-        assert "usage 10 tok (10 as a total alone)" in text
+        assert f"usage 10 tok (10 {SAID})" in text
 
 
 def test_r_says_what_each_formats_raw_view_holds() -> None:

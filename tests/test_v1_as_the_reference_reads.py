@@ -161,3 +161,33 @@ def test_a_duration_that_is_no_finite_number_is_refused(tmp_path: Path, seconds:
         with pytest.raises(RefusedAppendError, match="duration"):
             s.append_tool_settled(op, "completed", duration=seconds)
     assert path.read_bytes() == before
+
+
+def test_a_refusal_quotes_a_number_beyond_a_double_as_written_not_null(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read as infinity, which JSON writes ``null``: a refusal said ``envelope version
+    null`` of a line whose ``v`` is ``2E999``. Quoted as the line wrote it where the line
+    is at hand (a whole read, a follow), else said to be beyond a double."""
+    bad = message("a", b"x").replace(b'"v":1', b'"v":2E999')
+    path = written(tmp_path, META, bad, message("b", b"y"))
+    with pytest.raises(TranscriptError) as err:
+        replay_file(path, tolerate_tail=True)
+    assert err.value.reason == "has envelope version 2E999; this reader reads version 1"
+    assert main(["check", str(path)]) == 1
+    assert "envelope version 2E999;" in capsys.readouterr().out
+    live = followed(path, 1 << 16).state
+    assert any("envelope version 2E999;" in w for w in live.warnings), live.warnings
+    typed = message("a", b"x").replace(b'"type":"message"', b'"type":[1e400,null]')
+    path = written(tmp_path, META, typed)
+    with pytest.raises(TranscriptError) as err:
+        replay_file(path, tolerate_tail=True)
+    assert err.value.reason == "has type [1e400,null], not a non-empty string"
+    settle = (
+        b'{"id":"s","payload":{"op-id":"o","outcome":1e400},'
+        b'"ts":"2026-08-09T12:00:01.000000Z","type":"tool-settled","v":1}'
+    )
+    path = written(tmp_path, META, settle)
+    with pytest.raises(TranscriptError) as err:
+        replay_file(path, tolerate_tail=True)
+    assert "has outcome (a number beyond a double);" in err.value.reason, err.value.reason

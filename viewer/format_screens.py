@@ -47,11 +47,15 @@ def open_file_screen(path: str, *, force_polling: bool = False) -> Screen[None]:
     return screen_for(detect_format(path), path, force_polling=force_polling)
 
 
-def open_linked(app: App[object], path: str | None, *, force_polling: bool = False) -> bool:
+def open_linked(
+    app: App[object], path: str | None, *, force_polling: bool = False, why: str | None = None
+) -> bool:
     """A file another one links (a subagent's) opened on its own screen, over the one
-    that links it (escape goes back); False, and the user told, where it is not there."""
+    that links it (escape goes back); False, and the user told, where it is not there
+    (``why`` it has none, where that is known)."""
     if not path or not os.path.isfile(path):
-        app.notify("The subagent's file is not there.", severity="warning")
+        said = f"The subagent has no file: {why}." if why and not path else None
+        app.notify(said or "The subagent's file is not there.", severity="warning")
         return False
     app.push_screen(open_file_screen(path, force_polling=force_polling))
     return True

@@ -68,7 +68,8 @@ class SubagentPanes(PaneSet):
                 lambda view: view.move_to_line(line), "That subagent's lines are not shown."
             )
         else:
-            open_linked(screen.app, subagent.path, force_polling=screen.force_polling)
+            why = subagent.no_file if subagent.no_file_name else None
+            open_linked(screen.app, subagent.path, force_polling=screen.force_polling, why=why)
 
     def on_subagents_pane_jump(self, event: SubagentsPane.Jump) -> None:
         self.screen.show_call_message(event.op)

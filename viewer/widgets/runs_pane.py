@@ -9,11 +9,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from session_core.model import (
-    Run,
-    Transcript,
-    Usage,
-)
+from session_core.model import COPIED_CUT, Run, Transcript, Usage
 from session_core.text import count, duration_text, took_text
 
 from ..safe import one_line
@@ -88,7 +84,7 @@ class RunsPane(TableDetail):
         run = self.runs[index]
         return {
             "n": Text(str(index + 1), end=""),
-            "state": tone_text(run.state, RUN_TONES.get(run.state, "info")),
+            "state": tone_text(run.state_word(), RUN_TONES.get(run.state_word(), "info")),
             "started": Cut(day_clock(run.started), run.started),  # (c copies it whole)
             "duration": Text(duration_text(run.duration), end=""),
             "items": Text(str(run.items), end=""),
@@ -113,10 +109,15 @@ class RunsPane(TableDetail):
 
     def action_step_unfinished(self, step: int) -> None:
         """The cursor to the next (or previous) run that did not finish: failed, cut off by the
-        user, interrupted, or still running."""
+        user, interrupted, or still running (a fork's copied turn cut short is the parent's,
+        not one of this file's that did not finish)."""
         runs = self.runs
         unfinished = "run that did not finish"
-        self.table.jump_or_say(lambda index: runs[index].state != "finished", step, unfinished)
+        self.table.jump_or_say(
+            lambda index: runs[index].state_word() not in ("finished", COPIED_CUT),
+            step,
+            unfinished,
+        )
 
 
 def _usage_said(run: Run) -> str:

@@ -103,7 +103,9 @@ def subagent_entries(
         said = "its call has no result to name it, and no subagent file begins with its prompt"
         out.append(("yellow", f"its file: not known ({said})"))
     elif subagent.path is None:
-        out.append(("yellow", "its file: not there"))
+        # (an id that is no file name: none looked for, none missing)
+        said = "none, its id is not a file name" if subagent.no_file_name else "not there"
+        out.append(("yellow", f"its file: {said}"))
     else:
         out.append(("", f"its file: {shown_path(subagent.path, session)}  (enter opens it)"))
     if subagent.lines_read:
@@ -119,8 +121,7 @@ def subagent_entries(
         bound = "past what the reader reads of a session's subagents"
         out.append(("yellow", f"usage: not read ({bound})"))
     else:
-        why = "not known" if subagent.unnamed else "not there"
-        out.append(("yellow", f"usage: unknown (its file is {why})"))
+        out.append(("yellow", f"usage: unknown ({subagent.no_file})"))
     return out
 
 

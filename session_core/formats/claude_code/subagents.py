@@ -355,7 +355,7 @@ def _files(
         if path is None and source is not None:
             path = path_in_source(b, agent, source)
         sub = Subagent(id=agent, path=path, call_id=call_id, description=desc)
-        sub.copied_from = source
+        sub.copied_from, sub.no_file_name = source, not names_a_file(agent)
         key: FileKey | None = None
         if path is not None:
             sub.description = sub.description or meta_description(path)
