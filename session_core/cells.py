@@ -6,14 +6,17 @@ renderer draws (Rich's cells)."""
 
 from __future__ import annotations
 
-from wcwidth import wcswidth, wcwidth
-
 ELLIPSIS = "…"
 
 
 def cell_len(text: str) -> int:
     """How many cells ``text`` takes in a terminal (a character of no width of its own,
     such as a control character, none: text is made inert before it is measured)."""
+    # (wcwidth imported here, not at the top: its tables, and the hashlib its textwrap
+    # loads, are 2-3 MB of the viewer's RSS, which imports this module for the Diff tab
+    # and only measures a text that is not printable ASCII)
+    from wcwidth import wcswidth, wcwidth
+
     size = wcswidth(text)
     return size if size >= 0 else sum(max(0, wcwidth(char)) for char in text)
 

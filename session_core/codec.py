@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
-import hashlib
 import json
 import math
 import uuid
@@ -114,7 +113,7 @@ def canonical_json(value: Any) -> str:
 
 def data_digest(value: Any) -> str:
     """sha256 (lower-case hex) of ``canonical_json(value)``."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+    return _sha256_hex(canonical_json(value).encode("utf-8"))
 
 
 def canonical_arguments(arguments: Any) -> str:
@@ -150,7 +149,15 @@ def section_digest(name: str, rendered: str) -> str:
 
 def content_digest(content: str) -> str:
     """Plain sha256 of the UTF-8 bytes (an artifact's digest)."""
-    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+    return _sha256_hex(content.encode("utf-8"))
+
+
+def _sha256_hex(data: bytes) -> str:
+    # (hashlib imported here, not at the top: it loads OpenSSL, most of a megabyte of
+    # every viewer's RSS, for digests only a writer, an export or an artifact takes)
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def new_id() -> str:

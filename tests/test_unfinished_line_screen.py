@@ -14,7 +14,8 @@ from textual.widgets import TextArea
 from story import OLD_MTIME
 from viewer.screens.model_screen import ModelScreen
 from viewer.screens.text_file import TextFileScreen
-from viewer.screens.unfinished_line import MOVED, UnfinishedLineScreen
+from viewer.screens.unfinished_line import MOVED
+from viewer.screens.unfinished_line_screen import UnfinishedLineScreen
 from viewer.screens.warnings import WarningsScreen
 
 SIZE = (120, 30)

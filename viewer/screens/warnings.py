@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 from session_core.text import count
 
 from ..safe import inert
-from .unfinished_line import UnfinishedLine, UnfinishedLineScreen
+from .unfinished_line import UnfinishedLine
 
 
 class WarningsScreen(ModalScreen[None]):
@@ -44,4 +44,6 @@ class WarningsScreen(ModalScreen[None]):
 
     def action_unfinished(self) -> None:
         if self.unfinished is not None:
+            from .unfinished_line_screen import UnfinishedLineScreen  # (its TextArea: once asked)
+
             self.app.push_screen(UnfinishedLineScreen(self.unfinished))
