@@ -6,12 +6,13 @@ block at a time."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
+from . import search
 from .events import SPAN_BITS, SPAN_MAX
 from .fold import holds
 from .item_column import ItemColumn
-from .item_facts import Verbatim
 from .line_filter import LineFilter
 from .model import Item
 from .parts import CHANGED
@@ -32,14 +33,15 @@ class Skipping:
         self,
         column: ItemColumn,
         line_filter: LineFilter,
-        verbatim: Verbatim,
+        unplain: re.Pattern[bytes],
+        kinds: frozenset[str],
         held: set[int],
         stubbed: set[str] | None,
     ) -> None:
         self.column = column
         self.filter = line_filter
-        self.unplain = verbatim.unplain
-        codes = {column._codes.get(kind) for kind in verbatim.kinds}
+        self.unplain = unplain  # (the lines read whole: ``Verbatim``'s, for this needle)
+        codes = {column._codes.get(kind) for kind in kinds}
         self.kinds = {code for code in codes if code is not None} - held
         self.roles_held = held
         self.stubbed = stubbed  # the ids whose stub holds the needle (None: ask each)
@@ -67,7 +69,11 @@ class Skipping:
         stubbed = None
         if stubs is not None:
             stubbed = {ident for ident, stub in stubs.items() if holds(stub, needle)}
-        return cls(column, line_filter, verbatim, held, stubbed)
+        unplain = verbatim.unplain
+        if verbatim.calls is not None and search.reshaped_may_hold(needle):
+            # (a call's row, searched as shown, is not its line's bytes: read whole)
+            unplain = re.compile(unplain.pattern + b"|" + verbatim.calls.pattern)
+        return cls(column, line_filter, unplain, verbatim.kinds, held, stubbed)
 
     def skippable(self, indexes: range, entry_of: Callable[[int], int | Item]) -> set[int]:
         """The items of ``indexes`` (of a view whose ``entry_of`` says which column item

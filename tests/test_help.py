@@ -284,3 +284,30 @@ async def test_the_footer_says_c_on_a_table_and_n_once_searched(
         await pilot.press("slash", *"read", "enter")
         await wait_for(pilot, lambda: screen.ops.table.search_term == "read")
         assert "n Next match" in await footer("3")
+
+
+async def test_escape_back_is_first_in_the_footer_of_a_pushed_screen(tmp_path: Path) -> None:
+    """A file opened from the browser, and a run context's sections, said ``esc Back``
+    nowhere in the footer at 80 or 100 columns (it came last and was cut, or was not
+    shown), and ``q`` there quits the app (audit E): escape's key comes first."""
+    from helpers import screen_lines
+
+    from viewer.widgets.run_context import SectionView
+
+    path = tmp_path / "dir" / "t.jsonl"
+    path.parent.mkdir()
+    write_story(path)
+    async with TailscopeApp(path.parent).run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, BrowserScreen))
+        await pilot.pause(0.3)
+        assert "esc" not in screen_lines(pilot.app)[-1]  # (escape there leaves nothing)
+        await pilot.press("enter")
+        await file_loaded(pilot, ModelScreen)
+        await pilot.pause(0.2)
+        footer = screen_lines(pilot.app)[-1]
+        assert footer.lstrip().startswith("esc Back to the list  ? Help  q Quit  "), footer
+        await pilot.press("4", "enter")  # (a run's sections)
+        await wait_for(pilot, lambda: isinstance(pilot.app.focused, SectionView))
+        await pilot.pause(0.2)
+        footer = screen_lines(pilot.app)[-1]
+        assert footer.lstrip().startswith("esc Back to the runs  ? Help  q Quit  "), footer

@@ -92,3 +92,36 @@ async def test_slash_on_the_tool_operations_searches_them(tmp_path: Path) -> Non
         assert "/zzqq: none" in screen_text(app)
         await pilot.press("n")
         assert said(app, "No operation matches")
+
+
+def test_a_call_is_found_by_what_its_row_shows(tmp_path: Path) -> None:
+    """A call's rows (the tool operations', the conversation's) show its main argument
+    first, then the rest (``cfg  {"path":"src"}``), but the searches looked at the
+    arguments as written (``{"path":"src","pattern":"cfg"}``): what a row showed was
+    not found (audit E). Both forms are found now, in the conversation too, whose
+    prefilter reads a call's line whole for a term the row's form may make."""
+    from session_core.column_items import Items
+    from session_core.search import find
+
+    path = tmp_path / "v1.jsonl"
+    written = '{"path":"src","pattern":"cfg"}'
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="look for cfg"))
+        s.append_message(
+            Message(role="assistant", content="", tool_calls=(call("c1", "grep", written),))
+        )
+        op = s.append_tool_dispatched("c1", "grep", written)
+        s.append_message(Message(role="tool", content="a.py:1", tool_call_id="c1"))
+        s.append_tool_settled(op, "completed")
+        s.append_message(Message(role="assistant", content="run 2 more"))
+    t = open_transcript(path)
+    ops = t.tool_operations
+    every = range(len(ops))
+    shown = 'cfg  {"path":"src"}'
+    for term in (shown, 'src"}', written, "cfg"):
+        assert OpSearch(term).find(ops, every) == [0], term
+    assert isinstance(t.messages, Items)  # (the packed view, its lines skipped by bytes)
+    assert find(t.messages, shown) == [1]  # (the assistant's call)
+    assert find(t.messages, 'src"}') == [1]
+    assert find(t.messages, written) == [1]
+    assert find(t.messages, "2 more") == [3]  # (a term of digits and a space)

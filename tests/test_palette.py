@@ -182,3 +182,25 @@ async def test_a_key_refused_by_its_actions_name_is_the_next_bindings(tmp_path: 
         diff.search_term = "divide"
         [(title, _about, _run_it)] = key_commands(key_chain(diff), ["n"])
         assert title.startswith("Next match")
+
+
+async def test_the_palette_offers_top_and_a_searchs_matches(tmp_path: Path) -> None:
+    """It offered *Bottom* (``G``) but not *Top* (``g``), nor *Next match* / *Previous
+    match* while a search was set, which the footer and ``?`` list (audit E)."""
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        titles = {title: about for title, about, _ in screen._palette()}
+        assert titles["Top"] == "key g on the Conversation tab"
+        assert "Bottom" in titles and "Next match" not in titles  # (no search yet)
+        screen.conversation.search("assistant")
+        await wait_for(pilot, lambda: screen.conversation.searching is None)
+        titles = {title: about for title, about, _ in screen._palette()}
+        assert titles["Next match"] == "key n on the Conversation tab"
+        assert titles["Previous match"] == "key N on the Conversation tab"
+        await pilot.press("G")
+        at = screen.conversation.cursor
+        await _palette_picks(app, pilot, "Top")
+        await wait_for(pilot, lambda: screen.conversation.cursor < at)

@@ -48,7 +48,8 @@ class TailscopeApp(KeysInTurn):
         STYLES / "browser.tcss",
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
-        # (first of the app's in the footer: a full one cut off what came last)
+        # (first in the footer, before the screen's keys: ``KeysFooter.FIRST_KEYS``; a
+        # full one cut off what came last, and q there quit the app)
         Binding("escape", "close_file", "Back to the list"),
         # (a file opened over another, a subagent's: said in the footer and the help,
         # where escape went back unsaid)

@@ -39,8 +39,9 @@ from .searching import UNDER_WAY
 from .warnings import WarningsScreen
 
 # The keys of the tab shown that the command palette offers by name, each as its
-# binding there says (the conversation's next tool call, a table's copy of its row).
-PANE_KEYS = ("t", "T", "e", "E", "x", "X", "c", "enter", "G")
+# binding there says (the conversation's next tool call, a table's copy of its row; its
+# next match once a search is set, as the footer says it).
+PANE_KEYS = ("t", "T", "e", "E", "x", "X", "c", "enter", "g", "G", "n", "N")
 
 
 class ModelScreen(ModelFollowingScreen):

@@ -11,7 +11,9 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Footer
 
-FIRST_KEYS = ("question_mark", "q")  # ? Help, q Quit (or a screen's own q)
+# esc Back (where escape goes back: a pushed screen's, a dialog's Close), ? Help, q Quit
+# (or a screen's own q): escape first, as q on a pushed screen quits the app
+FIRST_KEYS = ("escape", "question_mark", "q")
 PALETTE = "-command-palette"  # the class of ``^p palette``, docked at the right
 
 

@@ -82,7 +82,7 @@ class SectionView(Widget, can_focus=True):
         Binding("space", "toggle_body", "Expand a section", show=False),
         Binding("j", "step(1)", "Next section", show=False),
         Binding("k", "step(-1)", "Previous section", show=False),
-        Binding("escape", "leave", "Back to the runs", show=False),
+        Binding("escape", "leave", "Back to the runs"),
     ]
 
     @dataclass

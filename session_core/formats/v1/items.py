@@ -99,6 +99,7 @@ MESSAGE_VERBATIM = Verbatim(
         rb'"(?:content|reasoning)"' + _WS + b":" + _WS + rb'(?!"|null)'
         rb'|"(?:name|arguments)"' + _WS + b":" + _WS + rb'(?!")'
     ),
+    re.compile(rb'"tool-calls"' + _WS + b":" + _WS + rb"\[" + _WS + rb"(?!\])"),
 )
 
 
