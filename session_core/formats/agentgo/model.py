@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ...agentgo.calls import Call
     from ...agentgo.calls import Run as AgentGoRun
     from ...agentgo.folds import ContextFolds
+    from ...agentgo.records import Records
     from ...agentgo.stored import Committed
     from ...agentgo.view import AgentGoView
     from ...message_usage import MessageUsage
@@ -55,6 +56,24 @@ def _record_parts(record: dict[str, Any]) -> list[Part]:
     if record.get("type") != "message_end" or not isinstance(message, dict):
         raise ValueError("not the message_end record it was")
     return message_parts(message)
+
+
+def _parts_reader(records: Records) -> Callable[[int], list[Part]]:
+    """A committed message's parts read again by its record's span, from ``records``'s file
+    (its source: a followed file's comes with its first lines). It holds nothing of the
+    model, whose bound method kept it (its asked calls, the operations executions took)
+    alive with the transcript."""
+
+    def load(span: int) -> list[Part]:
+        source = records.source
+        if source is None:
+            raise OSError("no file to read again")
+        record = loads_payload(source.read(span))  # (as the skim took it)
+        if type(record) is not dict:
+            raise ValueError("not a record")
+        return _record_parts(record)
+
+    return load
 
 
 class _FromCall(OpField[Any]):
@@ -147,7 +166,7 @@ class AgentGoModel:
 
         self.view = view
         self.column = ItemColumn()
-        self.column.source = PartSource(self._load)
+        self.column.source = PartSource(_parts_reader(view.records))
         self._messages = 0  # of view.messages, in the column
         self._records = 0  # of view.records, whose calls were looked at
         self._ops: dict[int, ToolOp] = {}  # call index (in call_order) -> its operation
@@ -192,15 +211,6 @@ class AgentGoModel:
                 self._take_message(view.messages[-1], record["data"]["message"], span)
         else:
             self._fed_usage.fed(view, record)
-
-    def _load(self, span: int) -> list[Part]:
-        source = self.view.records.source
-        if source is None:
-            raise OSError("no file to read again")
-        record = loads_payload(source.read(span))  # (as the skim took it)
-        if type(record) is not dict:
-            raise ValueError("not a record")
-        return _record_parts(record)
 
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
         view = self.view
