@@ -1,6 +1,7 @@
-"""A Claude Code compaction's summary is kept as UTF-8, decoded when asked: a summary is
-tens of KB, and a ``str`` with one character beyond Latin-1 (an emoji) takes 4 bytes a
-character (a 1 GB session's 520 summaries held 12.7 MB as ``str``, 3 MB as UTF-8)."""
+"""A Claude Code compaction's summary is read again from its summary line when asked
+(an elision's, kept as UTF-8): a summary is tens of KB, and a ``str`` with one character
+beyond Latin-1 (an emoji) takes 4 bytes a character (a 1 GB session's 520 summaries held
+12.7 MB as ``str``)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ def _summary(k: int) -> str:
 
 def _session(path: Path, segments: int) -> Path:
     w = CCWriter()
+    w.user("before the first compaction")
+    w.assistant("m-old", [text("answer")])
+    # A 1.0.x summary: no boundary, the chain begins again at the summary itself.
+    w.user(_summary(-1), parent=None, isCompactSummary=True, isVisibleInTranscriptOnly=True)
     for k in range(segments):
         if k:
             w.system(
@@ -38,6 +43,7 @@ def _session(path: Path, segments: int) -> Path:
             w.user(_summary(k - 1), isCompactSummary=True, isVisibleInTranscriptOnly=True)
         w.user(f"question {k}")
         w.assistant(f"m{k}", [text(f"answer {k}")])
+    w.microcompact([])
     return w.write(path)
 
 
@@ -56,12 +62,17 @@ def test_a_summary_is_held_as_utf8_and_read_as_written(tmp_path: Path) -> None:
     followed = live.transcript(writer_alive=False)  # type: ignore[attr-defined]
     for t in (whole, followed):
         compactions = [c for c in t.compactions if c.kind == "compaction"]
-        assert [c.summary for c in compactions] == [_summary(k) for k in range(3)]
+        assert [c.summary for c in compactions] == [_summary(k) for k in range(-1, 3)]
         for c in compactions:
             assert isinstance(c, PackedSummary)
-            assert c.utf8 == c.summary.encode()
+            assert c.column is not None and c.utf8 == b""  # (its line read again)
             assert c.to_json()["summary"] == c.summary
             _no_summary_str(c)
+        (elision,) = [c for c in t.compactions if c.kind == "elision"]
+        assert isinstance(elision, PackedSummary)
+        assert (elision.summary, elision.utf8) == (
+            "Context microcompacted",
+            b"Context microcompacted",
+        )
     for bd in live.builder.boundaries:  # type: ignore[attr-defined]
-        assert isinstance(bd.summary, bytes)
         _no_summary_str(bd)

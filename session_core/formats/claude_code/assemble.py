@@ -255,7 +255,7 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             assert bd.folded is not None and bd.folded_ids is not None
             if at >= b.folded_upto:
                 _fold_in(folded, bd.folded, bd.folded_at)
-            kind, summary, named = "compaction", bd.summary, bd.folded_ids
+            kind, summary, named = "compaction", b"", bd.folded_ids
             kept = ([bd.summary_item] if bd.summary_item else []) + [
                 b.raw.id_of(i) for i in bd.kept_raw
             ]
@@ -271,7 +271,10 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             tokens_after=after if isinstance(after, int) else None,
             ts=bd.ts,
         )
-        made.utf8 = summary
+        if kind == "compaction" and bd.summary_at >= 0:
+            made.read_from(b.raw, bd.summary_at)  # (its summary line's text)
+        else:
+            made.utf8 = summary
         bd.made_with = bd.summary_item
         out.append(made)
     b.folded_upto = len(b.boundaries)
