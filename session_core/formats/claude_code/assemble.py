@@ -22,6 +22,7 @@ from .builder import META, SIDECHAIN
 from .call_ops import ClaudeOps, OpenCalls
 from .chain import nodes_of, recover, span_of
 from .file_links import link_files
+from .records import PackedSummary
 from .responses import ENDED_TURN, GAVE_UP
 from .resumed import own_session, resumed
 from .sidechains import link
@@ -229,7 +230,7 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             if isinstance(before, int) and isinstance(saved, int) and after is None:
                 after = before - saved
             kind: Literal["compaction", "elision"] = "elision"
-            summary = content if isinstance(content, str) else ""
+            summary = (content if isinstance(content, str) else "").encode("utf-8", "surrogatepass")
             named: Sequence[str] = [b.raw.id_of(item) for item in cleared]
             kept: list[str] = []
         else:
@@ -254,15 +255,14 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             assert bd.folded is not None and bd.folded_ids is not None
             if at >= b.folded_upto:
                 _fold_in(folded, bd.folded, bd.folded_at)
-            kind, summary, named = "compaction", bd.summary, bd.folded_ids
+            kind, summary, named = "compaction", b"", bd.folded_ids
             kept = ([bd.summary_item] if bd.summary_item else []) + [
                 b.raw.id_of(i) for i in bd.kept_raw
             ]
-        bd.made = Compaction(
+        bd.made = made = PackedSummary(
             id=bd.id,
             kind=kind,
             line=bd.line,
-            summary=summary,
             folded=named,
             kept=kept,
             summary_id=bd.summary_item if kind == "compaction" else None,
@@ -271,8 +271,12 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             tokens_after=after if isinstance(after, int) else None,
             ts=bd.ts,
         )
+        if kind == "compaction" and bd.summary_at >= 0:
+            made.read_from(b.raw, bd.summary_at)  # (its summary line's text)
+        else:
+            made.utf8 = summary
         bd.made_with = bd.summary_item
-        out.append(bd.made)
+        out.append(made)
     b.folded_upto = len(b.boundaries)
     return out, bytearray(folded)  # (the caller's own: the builder's grows on)
 

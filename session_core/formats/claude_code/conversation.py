@@ -261,7 +261,7 @@ def user(
     if kind == "compact-summary":
         for boundary in reversed(b.boundaries):
             if not boundary.elision and boundary.summary_item is None:
-                boundary.summary = text
+                boundary.summary_at = item if text else -1  # (read again when asked)
                 boundary.summary_item = ident
                 head = boundary.head
                 if head >= 0 and uuid and b.threads.parent_of(head) == boundary.node:
@@ -281,7 +281,7 @@ def user(
                         record={},
                         before=before,
                         ts=ts,
-                        summary=text,
+                        summary_at=item if text else -1,
                         summary_item=ident,
                     )
                 )
