@@ -164,13 +164,15 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
 
 def blank_file(where: str) -> bool:
     """Does the file hold nothing but white space, Unicode's too as ``reader.is_blank``
-    takes it (read until it does not; a compressed one, once unpacked)?"""
+    takes it (read until it does not; a compressed one, once unpacked), past a byte order
+    mark that opens it, which is read past (``reader.BOM``), not damage?"""
     import codecs
 
     from .codec import WHITE_SPACE
     from .compressed import open_maybe_compressed
 
-    text = codecs.getincrementaldecoder("utf-8")()  # (a character cut between blocks)
+    # (a character cut between blocks; "utf-8-sig": a mark that opens the file dropped)
+    text = codecs.getincrementaldecoder("utf-8-sig")()
     try:
         with open_maybe_compressed(where) as fh:
             while block := fh.read(1 << 16):

@@ -199,3 +199,25 @@ def test_a_cut_character_among_white_space_is_no_white_space(tmp_path: Path) -> 
     assert not blank_file(str(path))
     path.write_bytes(b" " * 65535 + "\u3000".encode() + b" " * 70000 + b"\n")
     assert blank_file(str(path))
+
+
+@pytest.mark.parametrize("text", [b"\xef\xbb\xbf", b"\xef\xbb\xbf\n\n", b"\xef\xbb\xbf \r\n\t\n"])
+def test_a_byte_order_mark_alone_is_an_empty_file(
+    tmp_path: Path, text: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mark that opens the file is read past (README: by every path), so a file of it
+    and white space alone is empty, as ``check`` says of one without it; it was called
+    "led by a byte order mark, which JSON does not allow" (audit F2). A second mark is
+    still no JSON."""
+    from helpers import run_cli
+
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(text)
+    said = "is empty; a transcript starts with its first record"
+    for command in ("check", "replay", "diff"):
+        code, out, err = run_cli(capsys, command, str(path))
+        assert code == 1 and said in out + err and "byte order mark" not in out + err
+    path.write_bytes(b"\xef\xbb\xbf" + text)
+    code, out, _ = run_cli(capsys, "check", str(path))
+    assert code == 1 and "line 1: is led by a byte order mark" in out
+    assert path.read_bytes() == b"\xef\xbb\xbf" + text
