@@ -139,7 +139,7 @@ def replay_any(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
     """The format that reads ``path``; ``TranscriptError`` when none claims it."""
-    from .formats import format_of, not_a_transcript
+    from .formats import format_of
     from .reader import open_transcript, path_of
 
     where = path_of(path)
@@ -150,16 +150,22 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
             raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
     fmt = format_of(where)
     if fmt is None:
-        if blank_file(where):  # (blank lines, however many, then records: detected above)
-            raise TranscriptError("is empty; a transcript starts with its first record", path=where)
-        damage = first_line_damage(where)
-        if damage is not None:
-            raise damage
-        raise TranscriptError(
-            f"is not a transcript: {not_a_transcript()}",
-            path=where,
-        )
+        raise unclaimed(where)
     return fmt
+
+
+def unclaimed(where: str) -> TranscriptError:
+    """Why no format claims the file at ``where``, in the words every command says it
+    (``check``, ``replay``, ``diff``, ``export`` and ``peek`` alike): empty, its first
+    line damage, or not a transcript."""
+    from .formats import not_a_transcript
+
+    if blank_file(where):  # (blank lines, however many, then records: detected)
+        return TranscriptError("is empty; a transcript starts with its first record", path=where)
+    damage = first_line_damage(where)
+    if damage is not None:
+        return damage
+    return TranscriptError(f"is not a transcript: {not_a_transcript()}", path=where)
 
 
 def blank_file(where: str) -> bool:
