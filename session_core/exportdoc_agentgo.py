@@ -33,7 +33,7 @@ from .exportdoc import (
     noting_calls,
 )
 from .formats.agentgo.asked import unstarted_state
-from .formats.agentgo.model import failure_item
+from .formats.agentgo.raw_rows import failure_item
 from .json_out import readable_json
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped

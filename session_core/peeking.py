@@ -171,7 +171,7 @@ def _start(
 def _open(
     result: PeekResult, where: str
 ) -> tuple[PeekResult, PeekSource | None, os.stat_result | None]:
-    from .formats import format_of, not_a_transcript
+    from .formats import format_of
 
     try:
         fh = open_transcript(where)
@@ -186,23 +186,18 @@ def _open(
         before = os.fstat(fh.fileno())
         result.size = before.st_size
     if result.size == 0:
-        from .views import blank_file
+        from .views import blank_file, unclaimed
 
         if blank_file(where):  # (a /proc file says 0 bytes, and has lines: read on)
-            result.error = "the transcript is empty"
+            result.error = str(unclaimed(where))  # (as ``check`` says it)
             return result, None, None
     fmt = format_of(where)
     if fmt is None:  # what parses is still shown; a read that fails says so instead
-        from .views import blank_file, first_line_damage
+        from .views import unclaimed
 
         source = v1_source(where)
-        damage = first_line_damage(where)  # (a byte order mark is named: no warning says why)
-        if damage is not None:
-            source.error = str(damage)
-        elif blank_file(where):  # (white space alone: as ``check`` says it)
-            source.error = "the transcript is empty"
-        else:
-            source.error = f"this is not a transcript: {not_a_transcript()}"
+        # (empty, a first line's damage, or none: as ``check`` says it, from one place)
+        source.error = str(unclaimed(where))
         return result, source, None
     result.format = fmt.name
     try:

@@ -139,7 +139,7 @@ def replay_any(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
     """The format that reads ``path``; ``TranscriptError`` when none claims it."""
-    from .formats import format_of, not_a_transcript
+    from .formats import format_of
     from .reader import open_transcript, path_of
 
     where = path_of(path)
@@ -150,27 +150,35 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
             raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
     fmt = format_of(where)
     if fmt is None:
-        if blank_file(where):  # (blank lines, however many, then records: detected above)
-            raise TranscriptError("is empty; a transcript starts with its first record", path=where)
-        damage = first_line_damage(where)
-        if damage is not None:
-            raise damage
-        raise TranscriptError(
-            f"is not a transcript: {not_a_transcript()}",
-            path=where,
-        )
+        raise unclaimed(where)
     return fmt
+
+
+def unclaimed(where: str) -> TranscriptError:
+    """Why no format claims the file at ``where``, in the words every command says it
+    (``check``, ``replay``, ``diff``, ``export`` and ``peek`` alike): empty, its first
+    line damage, or not a transcript."""
+    from .formats import not_a_transcript
+
+    if blank_file(where):  # (blank lines, however many, then records: detected)
+        return TranscriptError("is empty; a transcript starts with its first record", path=where)
+    damage = first_line_damage(where)
+    if damage is not None:
+        return damage
+    return TranscriptError(f"is not a transcript: {not_a_transcript()}", path=where)
 
 
 def blank_file(where: str) -> bool:
     """Does the file hold nothing but white space, Unicode's too as ``reader.is_blank``
-    takes it (read until it does not; a compressed one, once unpacked)?"""
+    takes it (read until it does not; a compressed one, once unpacked), past a byte order
+    mark that opens it, which is read past (``reader.BOM``), not damage?"""
     import codecs
 
     from .codec import WHITE_SPACE
     from .compressed import open_maybe_compressed
 
-    text = codecs.getincrementaldecoder("utf-8")()  # (a character cut between blocks)
+    # (a character cut between blocks; "utf-8-sig": a mark that opens the file dropped)
+    text = codecs.getincrementaldecoder("utf-8-sig")()
     try:
         with open_maybe_compressed(where) as fh:
             while block := fh.read(1 << 16):

@@ -443,7 +443,10 @@ class TestNeutralModel:
             run = s.begin_run()
             said = {"kind": "assistant", "content": "ok", "usage": {"input_tokens": 7}}
             run.record("message_end", {"message": said})
-        items = AgentGoFormat().open(path).raw  # (every committed message)
+        raw = AgentGoFormat().open(path).raw  # (every committed message, and its records
+        # of a type the spec does not name: the story's one, ``host_note``)
+        assert [i.parts[0].name for i in raw if i.kind == "record"] == ["host_note"]
+        items = [item for item in raw if item.kind != "record"]
         assistant = next(item for item in items if item.role == "assistant")
         assert [p.kind for p in assistant.parts][:2] == ["reasoning", "text"]
         assert assistant.parts[0].text == "The test imports divide; read it first."

@@ -139,9 +139,11 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
         screen, panes = agentgo_screen(app), own_panes(app)
         assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
         # What the model is sent next: after the compaction, run 2's request held only its
-        # prompt; the raw view keeps all six committed messages.
+        # prompt; the raw view keeps all six committed messages, and the record of a type
+        # the spec does not name (kept raw).
         assert [m.text for m in screen.conversation.items] == ["Now add a docstring."]
-        assert len(screen.transcript.raw) == 6
+        assert [i.kind for i in screen.transcript.raw].count("message") == 6
+        assert [i.kind for i in screen.transcript.raw].count("record") == 1
         assert panes.timeline.item_count() == 41
         assert len(panes.checkpoints.rows) == 2
         assert panes.calls.nodes == {}  # a hidden call tree is built when it is shown
@@ -340,7 +342,7 @@ async def test_run_filter_applies_to_agentgos_own_tabs(session: Path) -> None:
         assert "showing run 2" in screen_text(app)
         assert "Calls, Conversation, Checkpoints and Timeline show this run" in screen_text(app)
         assert len(screen.conversation.items) == 1  # the run's one committed message
-        assert len(screen.transcript.raw) == 6  # the model is every run's
+        assert len(screen.transcript.raw) == 7  # the model is every run's (a record too)
         await pilot.press("2")  # the call tree, built as it is shown: the run's calls
         assert [k[0] for k in panes.calls.nodes] == [second, second]
         await pilot.press("1")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import orjson
 import pytest
 from bad_input_helpers import check_replay_cli, load_error
 
@@ -39,7 +40,8 @@ def test_a_file_of_blank_lines(tmp_path: Path, blank: bytes, capsys) -> None:
     load_error(path)
     assert main(["check", str(path)]) == 1
     assert "is empty" in capsys.readouterr().out
-    assert peek(path).error == f"{path}: the transcript is empty"  # (as check says it)
+    said = "is empty; a transcript starts with its first record"
+    assert peek(path).error == f"{path}: {said}"  # (as check says it)
     assert peek(path).warnings == []
     assert check_replay_cli(capsys, path) is None
     assert path.read_bytes().rstrip(b"\r\n") == blank.rstrip(b"\r\n")
@@ -199,3 +201,51 @@ def test_a_cut_character_among_white_space_is_no_white_space(tmp_path: Path) -> 
     assert not blank_file(str(path))
     path.write_bytes(b" " * 65535 + "\u3000".encode() + b" " * 70000 + b"\n")
     assert blank_file(str(path))
+
+
+@pytest.mark.parametrize("text", [b"\xef\xbb\xbf", b"\xef\xbb\xbf\n\n", b"\xef\xbb\xbf \r\n\t\n"])
+def test_a_byte_order_mark_alone_is_an_empty_file(
+    tmp_path: Path, text: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mark that opens the file is read past (README: by every path), so a file of it
+    and white space alone is empty, as ``check`` says of one without it; it was called
+    "led by a byte order mark, which JSON does not allow" (audit F2). A second mark is
+    still no JSON."""
+    from helpers import run_cli
+
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(text)
+    said = "is empty; a transcript starts with its first record"
+    for command in ("check", "replay", "diff"):
+        code, out, err = run_cli(capsys, command, str(path))
+        assert code == 1 and said in out + err and "byte order mark" not in out + err
+    path.write_bytes(b"\xef\xbb\xbf" + text)
+    code, out, _ = run_cli(capsys, "check", str(path))
+    assert code == 1 and "line 1: is led by a byte order mark" in out
+    assert path.read_bytes() == b"\xef\xbb\xbf" + text
+
+
+@pytest.mark.parametrize(
+    "text", [b"", b"\n\n", b"\xef\xbb\xbf", b"[1,2]\n", b'"hello"\n', b"{\n", b'{"a": 1}\n']
+)
+def test_peek_says_what_check_says_of_a_file_no_format_claims(
+    tmp_path: Path, text: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``peek`` worded these its own way ("the transcript is empty", "this is not a
+    transcript: ...") where ``check``, ``replay`` and ``diff`` said "is empty; a
+    transcript starts with its first record", "is not a transcript: ..." (audit F3): one
+    wording, from one place (``views.unclaimed``); peek's keys are api.md's."""
+    from helpers import run_cli
+
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(text)
+    code, out, _ = run_cli(capsys, "check", str(path))
+    assert code == 1
+    reason = out.rstrip("\n").split(": bad: ", 1)[1]
+    for command in ("replay", "diff"):
+        code, _, err = run_cli(capsys, command, str(path))
+        assert code == 1 and err == f"tailscope: {path}: {reason}\n"
+    result = peek(path)
+    assert result.error == f"{path}: {reason}" and result.format is None
+    code, out, _ = run_cli(capsys, "peek", str(path))
+    assert code == 1 and orjson.loads(out)["error"] == f"{path}: {reason}"

@@ -98,7 +98,10 @@ class AgentGoFormat(TranscriptFormat):
     title: ClassVar[str] = "agentgo-v1 session"
     only_locking_writers: ClassVar[bool] = True  # (no public writer of it but ours)
     first_line: ClassVar[str] = "an agentgo session_start"
-    raw_view: ClassVar[str] = "every committed message (folded and stubbed marked)"
+    raw_view: ClassVar[str] = (
+        "every committed message (folded and stubbed marked), and records of unknown types "
+        "or shapes, as written"
+    )
     extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")
     viewer_module: ClassVar[str | None] = "viewer.formats.agentgo"
     parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it
@@ -233,6 +236,9 @@ class AgentGoFormat(TranscriptFormat):
             if states[-1] == "failed" and status == "interrupted":  # (both: as its row says)
                 states.append("interrupted")
         parts.extend(runs_said(states))
+        if view.unknown:  # (the spec's "anything else", kept and shown raw: said, not warned)
+            others = count(len(view.unknown), "record")
+            parts.append(f"{others} of a type the spec does not name (kept raw)")
         kinds = [kind for _seq, _run, kind, _data in view.context_events]
         for kind, what in (("context_compacted", "compaction"), ("context_projected", "elision")):
             if kind in kinds:  # (as every format's note counts them; replay lists them)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...column_items import Items
 from ...indexing import loads_payload
-from ...item_column import LINE_LIMIT, ItemColumn
+from ...item_column import ItemColumn
 from ...model import (
     Compaction,
     Item,
@@ -35,6 +35,7 @@ from .asked import (
     op_call_id,
     unstarted_state,
 )
+from .raw_rows import RawRows, file_line
 
 if TYPE_CHECKING:
     from ...agentgo.calls import Call
@@ -127,7 +128,7 @@ class AgentGoOp(ToolOp):
         op.progress = op.subagent = op.duration = None
         op.subagent_line = op.subagent_item = op.progress_line = op.progress_ts = None
         op.call_id, op.tool, op.state = op_call_id(call), call.name, state
-        op.line = _file_line(call.first_line, call.first_seq)
+        op.line = file_line(call.first_line, call.first_seq)
         op.run_id, op.sidechain = call.run_id, False
         # Ended at its tool_exec_end; one with none (interrupted, running) did not end at
         # its last line: that is when it was last seen.
@@ -199,7 +200,7 @@ class AgentGoModel:
         # and those an execution took (``_taken``: one that leaves goes back).
         self._unstarted: dict[tuple[str, str], ToolOp] = {}
         self._taken: dict[tuple[str, str], ToolOp] = {}
-        self._failures: dict[str, Item] = {}  # a failed run's id -> its error row (``_raw``)
+        self._rows = RawRows(view)  # the raw view's rows of its own, made once each
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -227,7 +228,7 @@ class AgentGoModel:
             made = Run(
                 id=run_id,
                 state=run_state(run, status),
-                line=_file_line(run.first_line, run.first_seq),
+                line=file_line(run.first_line, run.first_seq),
                 started=run.first_time,
                 ended=run.last_time or None,
                 usage=Usage.of_totals(used) if used is not None else Usage(),
@@ -235,9 +236,9 @@ class AgentGoModel:
                 prompt=self._prompts.get(run_id),
             )
             if run.close_seq is not None:  # (its close, else its last record: cut off)
-                made.end_at(_file_line(run.close_line, run.close_seq), made.ended)
+                made.end_at(file_line(run.close_line, run.close_seq), made.ended)
             elif status != "open":
-                made.end_at(_file_line(run.last_line, run.last_seq), made.ended)
+                made.end_at(file_line(run.last_line, run.last_seq), made.ended)
             runs.append(made)
         n = len(self.column)
         return Transcript(
@@ -250,7 +251,7 @@ class AgentGoModel:
                 "model": self._first_model(),
             },
             messages=self._sent(n),
-            raw=self._raw(n),
+            raw=self._rows.items(self.column, n),
             tool_operations=ops,
             compactions=self._compactions(),
             runs=runs,
@@ -259,30 +260,6 @@ class AgentGoModel:
             lines=view.last_line,
             writer_alive=writer_alive,
         )
-
-    def _raw(self, n: int) -> Items:
-        """Every committed message, and where a run's loop failed an ``error`` row of its
-        own after the messages committed before its ``agent_end`` (``e`` stops there, as at
-        Claude Code's API error or Codex's error event, which their raw views show too)."""
-        view = self.view
-        ends = sorted(
-            (run.end_at[3], run.end_at[0], run)
-            for run in view.runs.values()
-            if run.failed and run.end_at is not None and run.end_at[3] <= n
-        )
-        if not ends:
-            return Items(self.column, n)
-        own = self._failures
-        entries: list[int] = []
-        taken = 0
-        for after, _seq, run in ends:
-            entries.extend(range(taken, after))
-            taken = after
-            if run.id not in own:  # (made once: a later snapshot's row is the same)
-                own[run.id] = failure_item(run)
-            entries.append(-1 - list(own).index(run.id))
-        entries.extend(range(taken, n))
-        return Items(self.column, entries=entries, own=list(own.values()))
 
     def _first_model(self) -> str | None:
         """Its first model call's model, as the browser's row says it (the header said
@@ -467,7 +444,7 @@ class AgentGoModel:
         ident = f"seq-{committed.seq}"
         index = self.column.append(
             parts,
-            _file_line(committed.line, committed.seq),
+            file_line(committed.line, committed.seq),
             role=message_role(message),
             ts=committed.time,
             span=span if self.view.records.source is not None else 0,
@@ -486,7 +463,7 @@ class AgentGoModel:
                 part.name or "",
                 "not-dispatched-yet",
                 arguments=part.data,
-                line=_file_line(committed.line, committed.seq),
+                line=file_line(committed.line, committed.seq),
                 run_id=committed.run_id,
                 message_id=ident,
             )
@@ -571,29 +548,6 @@ def run_state(run: AgentGoRun, status: str) -> RunState:
     return "finished" if status == "closed" else "running" if status == "open" else "interrupted"
 
 
-def failure_item(run: AgentGoRun) -> Item:
-    """The row that says where run ``run``'s loop failed, in its error's words (shown
-    inert, as every text is): of kind ``error``, at its ``agent_end``'s line."""
-    seq, line, time, _after = run.end_at or (run.last_seq, run.last_line, run.last_time, 0)
-    return Item(
-        f"failed-{run.id}",
-        "system",
-        [Part("text", f"run {run.id} {run.outcome()}")],  # (``failed: <its error>``)
-        line=_file_line(line, seq),
-        kind="error",
-        ts=time or None,
-    )
-
-
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
     """An agentgo view in the neutral model: committed messages, tool calls, runs, usage."""
     return AgentGoModel(view).transcript(path, writer_alive)
-
-
-def _file_line(line: int, seq: int) -> int:
-    """A record's file line: as read, or (a tail read from the file's end, whose line
-    numbers are not known) its seq + 1, which is its line in a whole file; 0 where the
-    seq is no line number either (a damaged one: 2**62 overflowed the column)."""
-    if line:
-        return line
-    return seq + 1 if 0 <= seq < LINE_LIMIT else 0
