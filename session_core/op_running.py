@@ -78,6 +78,35 @@ def ran_at_least(
     return shown
 
 
+def op_took(op: ToolOp) -> float | None:
+    """How long ``op`` took, one rule for every kind of operation: its writer's timing,
+    else from its start to its end as its lines' times say (a v1 settle with no
+    ``duration``); None where not ended, or where its call was written once it was done
+    (a Codex ``web_search_call``: one line, its time both its start and its end, so 0 s
+    between them would time nothing)."""
+    if op.duration is not None:
+        return op.duration
+    if op.ended is None or _one_line(op):
+        return None
+    return seconds_between(op.started, op.ended)
+
+
+def not_timed(op: ToolOp) -> str | None:
+    """Why how long ``op`` took is not known though it ended or was answered (None: it
+    is known, ``op_took``, or it has not ended): it then says ``?``, never a blank, which
+    reads as a column not filled."""
+    if (op.ended is None and op.state not in ANSWERED_UNSETTLED) or op_took(op) is not None:
+        return None
+    if _one_line(op):
+        return "its call was written once it was done: its start is not in the file"
+    return "its start is not in the file" if op.started is None else "the file does not time it"
+
+
+def _one_line(op: ToolOp) -> bool:
+    """Its call is its end: one line, no result (settled by its own status)."""
+    return op.started is not None and op.started == op.ended and op.result_line is None
+
+
 def _shown(op: ToolOp, runs: Sequence[Run], last_time: str | None) -> RanAtLeast | None:
     """``ran_at_least`` as far as the file shows."""
     run = _run(runs, op.run_id)
@@ -117,4 +146,4 @@ def _run(runs: Sequence[Run], run_id: str | None) -> Run | None:
     return None
 
 
-__all__ = ["RanAtLeast", "ran_at_least", "ran_by_call"]
+__all__ = ["RanAtLeast", "not_timed", "op_took", "ran_at_least", "ran_by_call"]

@@ -127,6 +127,9 @@ class FileSummary:
     last_ts: str | None = None  # the last record's timestamp, as written
     mtime: float = 0.0
     size: int = 0
+    # what stands for its size where nothing was there to measure (None: ``size`` is it):
+    # "a broken link", "not there", never 0 bytes
+    unsized: str | None = None
     device: int = 0
     inode: int = 0
     messages: int | None = None
@@ -316,6 +319,7 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
     try:
         fh = open_regular(where)
     except FileNotFoundError:  # (gone, or a link to nothing: not its data's fault)
+        summary.unsized = "a broken link" if os.path.islink(where) else "not there"
         raise _Unreadable(missing_file(where)) from None
     except IsADirectoryError:
         raise TranscriptError("is a directory") from None
@@ -505,6 +509,7 @@ def _walk_into(walk: _Walk, directory: str, out: list[str]) -> None:
         problem = FileSummary(path=directory, rel=_rel(walk.root, directory))
         problem.status = "unreadable"
         problem.reason = f"this directory cannot be listed: {err.strerror or err}"
+        problem.unsized = "a directory"
         walk.problems.append(problem)
         return
     for entry in found:

@@ -243,3 +243,27 @@ def test_a_cost_past_a_doubles_reach_is_shown_not_a_crash(cost: float) -> None:
     row = FileSummary(path="/x/c.jsonl", status="finished", format="codex", tokens=1, cost=cost)
     cell = cells(row, 20)[[key for key, _, _ in COLUMNS].index("cost")]
     assert cell.plain in ("$inf", "$nan")
+
+
+def test_a_broken_links_row_says_so_with_no_size_and_no_enter(tmp_path: Path) -> None:
+    """A link to nothing has no size to measure: its row and detail say it is a broken
+    link, never 0 bytes, and the detail does not promise enter opens it (an audit:
+    "0 bytes … enter opens it", then enter said it cannot be opened)."""
+    import os
+
+    from session_core.scan import scan_file
+    from viewer.browser_cells import cells, detail
+
+    link = tmp_path / "dangling.jsonl"
+    os.symlink(tmp_path / "moved.jsonl", link)
+    summary = scan_file(link)
+    said = detail(summary, link.name, 200).plain
+    assert "a broken link" in said and "bytes" not in said
+    assert "enter opens it" not in said
+    assert cells(summary, 20)[5].plain == "—"
+    real = tmp_path / "real.jsonl"
+    real.write_bytes(b"not json\n")
+    shown = scan_file(real)
+    assert "9 bytes" in detail(shown, real.name, 200).plain
+    assert "enter opens it" in detail(shown, real.name, 200).plain
+    assert cells(shown, 20)[5].plain == "9B"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from format_fixtures import BUILT_IN
-from helpers import file_loaded, screen_text, wait_for
+from helpers import file_loaded, screen_lines, screen_text, wait_for
 
 from agentgo_story import write_agentgo_story
 from story import write_story
@@ -311,3 +311,32 @@ async def test_escape_back_is_first_in_the_footer_of_a_pushed_screen(tmp_path: P
         await pilot.pause(0.2)
         footer = screen_lines(pilot.app)[-1]
         assert footer.lstrip().startswith("esc Back to the runs  ? Help  q Quit  "), footer
+
+
+async def test_the_help_scrolls_by_the_list_keys_and_its_footer_says_them(tmp_path: Path) -> None:
+    """j / k / g / G scroll the help as every view's list (an audit: only the arrows and
+    pages did, the footer naming ``esc Close`` alone)."""
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    app = TailscopeApp(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, BindingsHelpScreen))
+        await pilot.pause()
+        body = app.screen.query_one("#help-body")
+        assert body.max_scroll_y > 2
+        await pilot.press("j", "j")
+        await pilot.pause()
+        assert body.scroll_y == 2
+        await pilot.press("k")
+        await pilot.pause()
+        assert body.scroll_y == 1
+        await pilot.press("G")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y
+        await pilot.press("g")
+        await pilot.pause()
+        assert body.scroll_y == 0
+        footer = " ".join(screen_lines(app)[-1].split())
+        assert all(f"{key} {what}" in footer for key, what in [("j", "Down"), ("G", "Bottom")])

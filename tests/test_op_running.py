@@ -27,6 +27,7 @@ from viewer.screens.op_detail import OpDetailScreen, op_entries
 SPOTTER = (
     SAMPLES / "claude-code/projects/-home-u-spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 )
+T0 = "2026-01-01T00:00:00Z"
 needs_samples = pytest.mark.skipif(not SPOTTER.is_file(), reason="../shared/samples is absent")
 
 
@@ -243,3 +244,47 @@ async def test_a_long_running_calls_took_is_never_cut(tmp_path: Path, width: int
         (took,) = column(screen.ops.table, "duration")
         assert len(took) <= room and took.startswith("≥232d"), (took, room)
         assert not any("≥5580h" in line and "…" in line for line in screen_lines(app))
+
+
+async def test_a_web_search_written_once_done_says_its_took_is_not_known(tmp_path: Path) -> None:
+    """A Codex ``web_search_call`` is one line, written once the search was done: its
+    start is not in the file, so its took is ``?`` (as any operation ended and not timed
+    says), never a blank, nor a 0 s timed by one line's time; the detail says why."""
+    from codex_writer import RolloutWriter
+
+    path = tmp_path / "search.jsonl"
+    w = RolloutWriter(path)
+    w.session_meta()
+    w.message("user", "look it up")
+    w.web_search("completed", "python 3.13")
+    w.message("assistant", "found")
+    app = TailscopeApp(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.file_screen
+        await pilot.press("2")  # (the tool operations)
+        await wait_for(pilot, lambda: screen.ops.table.row_count == 1)
+        assert column(screen.ops.table, "duration") == ["?"]
+        screen.ops.table.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert "took: ? (its call was written once it was done: its start is not in" in shown
+
+
+def test_one_rule_times_every_kind_of_operation() -> None:
+    """Its writer's timing, else its lines' times apart (a v1 settle with no
+    ``duration``); a call that is its own end (one line) is not timed, nor one not ended."""
+    from session_core.op_running import not_timed, op_took
+
+    settled = ToolOp("c", "http_post", "outcome-unknown", started=T0, ended=T0[:-3] + "01Z")
+    assert (op_took(settled), not_timed(settled)) == (1.0, None)
+    settled.duration = 0.25
+    assert op_took(settled) == 0.25
+    search = ToolOp("w", "web_search", "completed", line=4, started=T0, ended=T0)
+    assert op_took(search) is None
+    assert (
+        not_timed(search) == "its call was written once it was done: its start is not in the file"
+    )
+    running = ToolOp("r", "shell", "running", started=T0)
+    assert (op_took(running), not_timed(running)) == (None, None)

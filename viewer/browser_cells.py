@@ -213,10 +213,17 @@ def cells(
         Text(short_time(summary.started_at)),
         duration_cell(summary),
         Text(short_time(summary.last_activity)),
-        Text(size_text(summary.size, compact=True), justify="right"),
+        _size_cell(summary),
         *numbers,
         status_cell(summary),
     ]
+
+
+def _size_cell(summary: FileSummary) -> Text:
+    """Its size; one nothing was there to measure (a broken link), ``—``: never 0 B."""
+    if summary.unsized is not None:
+        return Text("—", justify="right", style="dim")
+    return Text(size_text(summary.size, compact=True), justify="right")
 
 
 def duration_cell(summary: FileSummary) -> Text:
@@ -370,7 +377,7 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
     reason was cut at 100 columns: ``tokens and cost at l…``)."""
     first = Text(no_wrap=True, overflow="ellipsis", end="")
     first.append(name_line(shown_path), style="bold")  # (the session column shows its title)
-    facts = [summary.format or "", f"{summary.size:,} bytes"]
+    facts = [summary.format or "", summary.unsized or f"{summary.size:,} bytes"]
     if summary.started:
         facts.append(f"started {long_time(epoch(summary.started))}")
     facts.append(f"last active {long_time(summary.last_activity)}")
@@ -415,7 +422,8 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
         family.append(f"no title of its own: {one_line(summary.untitled, 120)}")
     if family:
         second.append("".join(f" · {fact}" for fact in family), style="dim")
-    hint = Text("   enter opens it, escape comes back", style="dim", end="")
+    # (enter opens only what is there: a broken link's row promises nothing)
+    hint = Text("" if summary.unsized else "   enter opens it, escape comes back", "dim", end="")
     if width <= 0 or wrapped_lines(second + hint, width) <= DETAIL_LINES - 1:
         second.append_text(hint)  # (the first to go: the keys' help says it too)
     elif wrapped_lines(second, width) > DETAIL_LINES - 1:

@@ -487,7 +487,8 @@ class BrowserScreen(DirectoryWatch):
         if summary is None:
             return
         if not os.path.isfile(summary.path):
-            self.notify(f"{one_line(summary.rel)} is not a file that can be opened.")
+            what = f"{summary.unsized}, " if summary.unsized else ""
+            self.notify(f"{one_line(summary.rel)} is {what}not a file that can be opened.")
             return
         from ..format_screens import open_file_screen  # (by its format, in one place)
 

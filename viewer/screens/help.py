@@ -216,9 +216,22 @@ def screen_sections(screen: Screen[object]) -> list[Section]:
 class BindingsHelpScreen(ModalScreen[None]):
     """Every key of the given sections, as their bindings say."""
 
+    # (the list keys scroll it as every other view's: only arrows and pages did; the
+    # footer names them, as every dialog says its own keys)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "dismiss", "Close"),
+        Binding("j", "scroll_lines(1)", "Down"),
+        Binding("k", "scroll_lines(-1)", "Up"),
+        Binding("g", "edge(0)", "Top"),
+        Binding("G", "edge(1)", "Bottom"),
     ]
+
+    def action_scroll_lines(self, lines: int) -> None:
+        self.query_one("#help-body", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_edge(self, end: int) -> None:
+        body = self.query_one("#help-body", VerticalScroll)
+        body.scroll_end(animate=False) if end else body.scroll_home(animate=False)
 
     def __init__(self, title: str, sections: Iterable[Section], *, of_file: bool = False) -> None:
         """``of_file``: the screen below is a file's (*Export…* in its palette, tags on its

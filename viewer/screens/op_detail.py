@@ -18,8 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer
 
 from session_core.model import ToolOp
-from session_core.op_running import RanAtLeast
-from session_core.text import copied, count, took_text
+from session_core.op_running import RanAtLeast, not_timed, op_took
+from session_core.text import copied, count, duration_text, took_text
 
 from ..safe import one_line_text
 from ..widgets.block_view import Entry, ProseLines
@@ -31,6 +31,8 @@ MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in fu
 def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
     """The detail's lines; ``ran``: how long a call not answered ran at least."""
     took = took_text(op.duration, op.started, op.ended, "from started to ended")
+    if not took and (spanned := op_took(op)) is not None:  # (not timed by its writer)
+        took = f"{duration_text(spanned)} from started to ended"
     if not took and ran is not None and ran.answered:
         where = f"line {ran.line:,}, " if ran.line else ""
         took = f"{ran.text}: answered at {where}{ran.ts} (its settle, which times it, not written)"
@@ -39,6 +41,8 @@ def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
     elif not took and ran is not None:
         where = f"line {ran.line:,}, " if ran.line else ""
         took = f"{ran.text}: not answered at its turn's last line ({where}{ran.ts})"
+    elif not took and (why := not_timed(op)):
+        took = f"? ({why})"
     facts = [
         ("tool", op.tool),
         ("state", op.label),
