@@ -141,7 +141,8 @@ class AgentGoView:
         """Take one record; ``span`` says where it is in ``records.source`` (0: keep the
         dict itself)."""
         kind = as_str(record.get("type"))
-        self.last_line = max(self.last_line, line)
+        if line > self.last_line:
+            self.last_line = line
         raw_seq = record.get("seq")
         seq: int = raw_seq if type(raw_seq) is int else -1
         index = self.records.append(
