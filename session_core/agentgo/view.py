@@ -20,7 +20,6 @@ from .calls import _MISSING, Call, CallKey, CallState, Run, RunStatus
 from .messages import (
     NO_KIND,
     as_message,
-    message_lines,
     message_role,
     message_text,
     sent_key,
@@ -189,9 +188,7 @@ class AgentGoView:
         if kind == "message_end":
             message = data.get("message")
             if isinstance(message, dict):
-                committed = Committed(
-                    seq, line, as_str(run_id), time, self.records, index, message_lines(message)
-                )
+                committed = Committed(seq, line, as_str(run_id), time, self.records, index)
                 self.messages.append(committed)
                 if self.context_events:  # (what the folds match it by, not read again)
                     committed.sent_key = sent_key(message)
