@@ -8,19 +8,20 @@ import os
 import stat
 from collections.abc import Iterator
 from io import BufferedReader, BytesIO
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import orjson
 
 from . import gc_pause, indexing
-from .block_replay import BlockPass, pieces
 from .codec import WHITE_SPACE
 from .errors import InvalidLineError, ReplayError, TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .line_warnings import too_deep
-from .replay import ReplayState
 from .text import as_written
 from .utf8 import is_utf8
+
+if TYPE_CHECKING:
+    from .replay import ReplayState
 
 # Bytes read at a time. 1 MB, not 4: the block and its lines, made and freed block after
 # block, were 20 MB of a 1 GB check's peak RSS (the CPU the same).
@@ -276,6 +277,8 @@ def replay_file(
     states and usage), instead of each line being read again when first asked for.
     """
     where = os.fspath(path)
+    from .replay import ReplayState  # (v1's: not imported by another format's read)
+
     state = ReplayState(where, lazy_facts=not facts)
     fh, compressed = open_lines(where)
     spans = keep == "spans" and not compressed  # (a compressed file keeps its lines)
@@ -332,6 +335,8 @@ def _replay_into(
     orjson and fed the plain way (``ReplayState.feed``), which says what is wrong.
     With ``facts`` a message line's facts are taken here too (``indexing.FACTS``).
     """
+    from .block_replay import BlockPass, pieces
+
     events = state.events
     with fh:
         pending: InvalidLineError | None = None

@@ -31,12 +31,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .message_usage import MessageUsage, agentgo_usage, exec_end_usage
-from .replay import ReplayState
 from .text import cost_text
 
 if TYPE_CHECKING:
     from .agentgo.stored import Committed
     from .agentgo.view import AgentGoView, Call
+    from .replay import ReplayState  # (v1's: an agentgo open imports none of it)
 
 NO_RUN = "(no run)"
 

@@ -11,10 +11,10 @@ import orjson
 from .errors import InvalidLineError, TranscriptError
 from .json_out import dumps as dump_any
 from .message import MESSAGE_KEYS
-from .replay import ReplayState
 
 if TYPE_CHECKING:
     from .formats.base import TranscriptFormat
+    from .replay import ReplayState  # (v1's: another format's open imports none of it)
 
 
 def _messages(state: ReplayState) -> Iterator[dict[str, Any]]:

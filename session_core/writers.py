@@ -40,13 +40,15 @@ class LockTable:
                 self.held.add(fields[5])
 
     @classmethod
-    def read(cls, path: str = "/proc/locks") -> LockTable:
+    def read(cls, path: str = "/proc/locks", opened: bool = True) -> LockTable:
+        """``opened`` False: the locks alone, no scan of the files held open for writing
+        (a format whose writers all lock: no lock, no writer)."""
         try:
             with open(path, encoding="ascii", errors="replace") as fh:
                 text: str | None = fh.read()
         except OSError:
             text = None
-        return cls(text, open_for_writing())
+        return cls(text, open_for_writing() if opened else None)
 
     def holds(self, device: int, inode: int) -> bool | None:
         """True when a writer holds the file: its lock, or open for writing; None when
@@ -214,9 +216,11 @@ class _Locks:
 _LOCKS = _Locks()
 
 
-def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") -> bool | None:
+def writer_holds_lock(
+    path: str | os.PathLike[str], locks: str = "/proc/locks", opened: bool = True
+) -> bool | None:
     """True when some process holds a flock on the file (as ``Session`` writers do), or
-    another process has it open for writing (``open_for_writing``).
+    (``opened``) another process has it open for writing (``open_for_writing``).
 
     None when the kernel does not say (no /proc/locks, or the file is gone).
     Reading /proc takes no lock and opens nothing of the file. What holds it is
@@ -226,7 +230,7 @@ def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") 
         st = os.stat(path)
     except OSError:
         return None
-    table = LockTable.read(locks)
+    table = LockTable.read(locks, opened)
     held = table.holds(st.st_dev, st.st_ino)
     if held:
         table.note(path, st.st_dev, st.st_ino)

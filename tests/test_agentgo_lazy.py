@@ -489,3 +489,21 @@ def lazy_items(transcript: Transcript) -> int:
     """How many items are kept as a span (their parts read again when asked for)."""
     column = transcript.raw._column  # type: ignore[attr-defined]
     return sum(1 for parts in column.parts if parts is None)
+
+
+def test_a_committed_message_s_lines_are_read_again_when_asked(tmp_path: Path) -> None:
+    """No read path asks a committed message's body lines: they are counted from its record
+    read again (``Committed.lines``), not at every message fed; thinking, text and one a
+    tool call, as the message's layout takes them."""
+    path = tmp_path / "s.jsonl"
+    parts = [
+        {"type": "thinking", "text": "first\nsecond"},
+        {"type": "text", "text": "one\ntwo\nthree"},
+        {"type": "tool_call", "id": "c1", "name": "sh", "arguments": {}},
+    ]
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("message_end", {"message": {"kind": "user", "content": "hi"}})
+        run.record("message_end", {"message": {"kind": "assistant", "content": parts}})
+    view = read_view(path)
+    assert [m.lines for m in view.messages] == [1, 6]

@@ -95,3 +95,12 @@ def test_only_the_message_the_call_produced_shows_it(tmp_path: Path) -> None:
         run.record("message_end", {"message": ASSISTANT})  # (one call, one message)
     usages, _ = _shown(path)
     assert [u.tokens if u else None for u in usages] == [None, 150, None]
+
+
+def test_a_response_whose_call_reported_no_usage_says_unknown(tmp_path: Path) -> None:
+    """The message a call produced is a response however little its call said: its usage
+    is unknown (not reported), never left unsaid as a user's message's is."""
+    path = _written(tmp_path / "s.jsonl", ASSISTANT, {"message": ASSISTANT})
+    (used,), lines = _shown(path)
+    assert used is not None and used.tokens is None
+    assert lines == [f"usage: {md_inline('unknown (not reported)')}"]

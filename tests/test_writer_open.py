@@ -290,3 +290,27 @@ def test_the_processes_seen_are_those_that_may_still_write(tmp_path: Path) -> No
         for proc in (first, second):
             proc.kill()
             proc.wait()
+
+
+def test_a_format_whose_writers_all_lock_asks_the_locks_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """agentgo's writers all lock: no lock, no writer, whatever else has the file open for
+    writing, so its writer rule scans no process's descriptors (a desktop's 20,000: 0.1 s of
+    every open); a Codex file's rule still does."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        b'{"seq":0,"type":"session_start","session_id":"s","time":"2026-01-01T00:00:00Z",'
+        b'"data":{"version":1}}\n'
+    )
+    scans: list[int] = []
+    scan = writers.scan_open_for_writing
+    monkeypatch.setattr(writers, "scan_open_for_writing", lambda: scans.append(1) or scan())
+    proc = _holder(path, "w")
+    try:
+        assert by_name("agentgo-v1").writer_alive(path) is False
+        assert scans == []
+        assert by_name("codex").writer_alive(path) is True  # (its rule: held open)
+        assert scans == [1]
+    finally:
+        _kill(proc)

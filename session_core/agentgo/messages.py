@@ -15,6 +15,7 @@ LINES_COUNTED = 255  # a message's body lines are counted this far
 
 
 NO_KIND = "?"  # the role of a message with no ``kind`` (the spec requires one): not a guess
+_ROLES = {"tool_result": "tool"}  # (a kind the neutral model names otherwise)
 
 
 def message_role(message: dict[str, Any]) -> str:
@@ -22,7 +23,7 @@ def message_role(message: dict[str, Any]) -> str:
     kind = message.get("kind")
     if not isinstance(kind, str) or not kind:
         return NO_KIND
-    return {"tool_result": "tool"}.get(kind, kind)
+    return _ROLES.get(kind, kind)
 
 
 def thinking_text(message: dict[str, Any]) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .messages import message_lines
 from .records import Records
 
 
@@ -35,7 +36,6 @@ class Checkpoint(Stored):
 class Committed(Stored):
     """A committed conversation message (message_end)."""
 
-    lines: int  # ``message_lines`` of the message, up to LINES_COUNTED
     # The model call (its index in the view's ``call_order``) whose ``model_exec_end``
     # reported this message's usage, where the message reports none of its own; -1: none.
     usage_call: int = -1
@@ -47,6 +47,12 @@ class Committed(Stored):
     def message(self) -> dict[str, Any]:
         message = self.store.data(self.at).get("message")
         return message if isinstance(message, dict) else {}
+
+    @property
+    def lines(self) -> int:
+        """``message_lines`` of the message, up to LINES_COUNTED: read again when asked
+        (no read path asks: the neutral model measures its items' parts)."""
+        return message_lines(self.message)
 
 
 def snapshot_shape(snapshot: Any) -> tuple[str, tuple[str, ...], int]:

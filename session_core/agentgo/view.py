@@ -20,7 +20,6 @@ from .calls import _MISSING, Call, CallKey, CallState, Run, RunStatus
 from .messages import (
     NO_KIND,
     as_message,
-    message_lines,
     message_role,
     message_text,
     sent_key,
@@ -141,7 +140,8 @@ class AgentGoView:
         """Take one record; ``span`` says where it is in ``records.source`` (0: keep the
         dict itself)."""
         kind = as_str(record.get("type"))
-        self.last_line = max(self.last_line, line)
+        if line > self.last_line:
+            self.last_line = line
         raw_seq = record.get("seq")
         seq: int = raw_seq if type(raw_seq) is int else -1
         index = self.records.append(
@@ -188,9 +188,7 @@ class AgentGoView:
         if kind == "message_end":
             message = data.get("message")
             if isinstance(message, dict):
-                committed = Committed(
-                    seq, line, as_str(run_id), time, self.records, index, message_lines(message)
-                )
+                committed = Committed(seq, line, as_str(run_id), time, self.records, index)
                 self.messages.append(committed)
                 if self.context_events:  # (what the folds match it by, not read again)
                     committed.sent_key = sent_key(message)

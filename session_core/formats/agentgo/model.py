@@ -207,10 +207,11 @@ class AgentGoModel:
         message goes into the column now, and a model call's usage is noted, from the
         parsed record (a snapshot then need not read them again)."""
         view = self.view
-        if record.get("type") == "message_end":
+        kind = record.get("type")
+        if kind == "message_end":
             if len(view.messages) == self._messages + 1:  # it was committed, and in order
                 self._take_message(view.messages[-1], record["data"]["message"], span)
-        else:
+        elif kind == "model_exec_end":  # (what ``FedCallUsage.fed`` notes; asked of it alone)
             self._fed_usage.fed(view, record)
 
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
@@ -438,7 +439,7 @@ class AgentGoModel:
 
     def _take_message(self, committed: Committed, message: dict[str, Any], span: int) -> None:
         from ...agentgo.messages import message_role  # (not at start: a v1 file needs none)
-        from ...usage import is_response, shown_usage
+        from ...usage import shown_usage
 
         parts = message_parts(message)
         ident = f"seq-{committed.seq}"
@@ -469,7 +470,9 @@ class AgentGoModel:
             )
         # What the message cost (shown with it): its own usage, else its model call's
         used = shown_usage(self.view, committed, message, self._fed_usage)
-        if used is not None or is_response(committed, message):  # (None: not reported)
+        # (a response's: ``usage.is_response``, whose own usage ``shown_usage`` read
+        # already; None: not reported)
+        if used is not None or committed.usage_call >= 0:
             self.column.set_usage(index, Usage.from_message_usage(used))
         if committed.run_id not in self._prompts and message.get("kind") == "user":
             from ...agentgo.view import message_text
