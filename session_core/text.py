@@ -130,7 +130,8 @@ def inert(text: object) -> str:
     C0 controls (but ``\\n``) become Control Pictures (ESC is ``␛``, CR is
     ``␍``), a tab becomes four spaces, DEL is ``␡``, C1 controls are written
     as ``\\x9b``-style escapes, and bidi overrides / invisible marks as
-    ``\\u202e``-style escapes. A non-string is shown by its ``str()``;
+    ``\\u202e``-style escapes, as is a zero-width joiner that begins a line (it joins
+    nothing there). A non-string is shown by its ``str()``;
     ``None`` is empty. The result contains no character below U+0020 except
     ``\\n``, and applying ``inert`` again changes nothing.
     """
@@ -138,7 +139,20 @@ def inert(text: object) -> str:
         return ""
     if not isinstance(text, str):
         text = str(text)
-    return _mapped(text, CONTROL_TABLE, _CONTROLS, "\t")
+    shown = _mapped(text, CONTROL_TABLE, _CONTROLS, "\t")
+    if "\u200d" in shown:  # (rare: looked for only then)
+        shown = _LEADING_JOINERS.sub(_joiners_shown, shown)
+    return shown
+
+
+# A zero-width joiner that begins a line joins nothing there: shown as its escape, as an
+# invisible mark is (Rich measures a line led by two of them before a wide character
+# shorter than it cuts it, and fails cutting it: ``IndexError`` in ``set_cell_size``).
+_LEADING_JOINERS = re.compile("^\u200d+", re.MULTILINE)
+
+
+def _joiners_shown(found: re.Match[str]) -> str:
+    return "\\u200d" * len(found.group())
 
 
 def copied(text: str) -> str:

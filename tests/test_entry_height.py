@@ -56,6 +56,9 @@ def test_prose_wraps_between_words() -> None:
 @settings(max_examples=300, deadline=None)
 @given(TEXTS, st.integers(min_value=4, max_value=120))
 @example("\u200d\u200d000", 4)  # (rich 15: chop_cells kept it one piece of 3 cells)
+@example("\u200d\u200d⺀00000", 8)  # (rich 15: set_cell_size's IndexError on cutting it)
+@example(" \u200d\u200d⺀00000", 9)  # (the same after an indent, which inert leaves)
+@example("ab \u200d\u200d⺀00000", 8)  # (or cut by Rich after a word)
 def test_prose_wrapped_fits_its_width(text: str, width: int) -> None:
     """(From 4 cells: a line of 2, after the indent, holds any character.)"""
     from rich.cells import cell_len
@@ -127,3 +130,14 @@ async def test_an_operations_detail_is_prose_wrapped_between_words() -> None:
         ]
         pieces = [word for row in rows for word in row.split()]
         assert "small" in pieces and "smal" not in pieces and "experiment" in pieces
+
+
+def test_a_joiner_that_begins_a_line_is_shown_as_its_escape() -> None:
+    """A zero-width joiner that begins a line joins nothing: shown as an invisible mark
+    is, on every line of the text, and ``inert`` stays idempotent; one that joins an
+    emoji sequence stays."""
+    from session_core.text import inert
+
+    assert inert("\u200d\u200d⺀0\n\u200dx") == "\\u200d\\u200d⺀0\n\\u200dx"
+    assert inert(inert("\u200d\u200d⺀0")) == inert("\u200d\u200d⺀0")
+    assert inert("👨\u200d👩 a\u200db") == "👨\u200d👩 a\u200db"

@@ -190,15 +190,19 @@ def wrap(
             else:
                 body = raw
             inner = room - len(hang)
-            wrapped = Text(body[: inner * (MAX_WRAPPED + 1)]).wrap(
-                _WRAPPING, inner, overflow="fold"
-            )
+            try:
+                wrapped = [
+                    line.plain
+                    for line in Text(body[: inner * (MAX_WRAPPED + 1)]).wrap(
+                        _WRAPPING, inner, overflow="fold"
+                    )
+                ]
+            except IndexError:  # (Rich cutting a run of joiners it measured wrong: by cells)
+                wrapped = [body]
             chunks = [
                 piece  # (one the library measured short, zero-width joiners say: by cells)
                 for line in wrapped
-                for piece in (
-                    [line.plain] if cell_len(line.plain) <= inner else chop(line.plain, inner)
-                )
+                for piece in ([line] if cell_len(line) <= inner else chop(line, inner))
             ]
         else:
             body = raw
