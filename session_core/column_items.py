@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from . import search
-from .fold import fold
+from .fold import folder
 from .indexed import Indexed, ListLike
 from .item_column import ItemColumn
 from .item_ends import last_stamp
@@ -146,6 +146,7 @@ class Items(Indexed[Item]):
         column = self._column
         skipping = Skipping.of(column, needle, readable)
         found: list[int] = []
+        folded = folder(needle)  # (``fold``, but for a control as drawn: ``␛``)
         step = search.CHECK_EVERY
         end = self._n if stop is None else min(stop, self._n)
         for first in range(start, end, step):
@@ -161,7 +162,7 @@ class Items(Indexed[Item]):
                     text = search.item_search_text(entry, readable)
                 else:
                     text = column.search_text(entry, readable)
-                if needle in fold(text):
+                if needle in folded(text):
                     found.append(index)
         return found
 

@@ -4,9 +4,14 @@
 ``i̇stanbul`` (an ``i`` and a combining dot), so ``/istanbul`` found neither. ``fold`` is
 ``str.casefold`` with that dot dropped after an ``i``. A folded text may be longer or
 shorter than the text (``ß`` is ``ss``): ``spans`` says where a match is in the text.
+A term holding a control as drawn (``␛``) is looked for in the text drawn (``folder``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+
+from .text import inert
 
 # The characters beyond ASCII whose fold holds ASCII (``FOLD_TO_ASCII[c]``: those ASCII
 # characters): a line's bytes may hold one of these where its text holds the term.
@@ -68,9 +73,26 @@ def fold(text: str) -> str:
     return folded.replace(_DOTTED, "i")
 
 
+# What ``text.inert`` draws a C0 control (but a newline) or DEL as: the Control Pictures
+# (ESC ``␛``, CR ``␍``, DEL ``␡``). A term holding one is a control as the screen shows it.
+_PICTURES = frozenset(map(chr, range(0x2400, 0x2420))) - {"\u240a"} | {"\u2421"}
+
+
+def folder(needle: str) -> Callable[[str], str]:
+    """How a search of the folded ``needle`` folds each text it looks in: ``fold``; for
+    a needle holding a control picture, the text drawn inert first (``inert``: ESC
+    ``␛``), so that a term as the screen shows it, and as ``c`` copies it, is found
+    (``/␛[31m``) in the text as written (an ESC). Only such a needle pays for it."""
+    return fold if _PICTURES.isdisjoint(needle) else _fold_inert
+
+
+def _fold_inert(text: str) -> str:
+    return fold(inert(text))
+
+
 def holds(text: str, needle: str) -> bool:
-    """Whether ``text`` holds ``needle`` (folded) in any case."""
-    return needle in fold(text)
+    """Whether ``text`` holds ``needle`` (folded) in any case (``folder``)."""
+    return needle in folder(needle)(text)
 
 
 def spans(text: str, needle: str) -> list[tuple[int, int]]:

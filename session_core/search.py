@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .fold import fold
+from .fold import fold, folder
 from .json_out import dumps
 from .parts import Part, WordedPart
 from .patch_args import patch_of, patch_said
@@ -167,11 +167,12 @@ def find(
     if isinstance(items, Items):
         return items.find(needle, start, cancelled, stop, readable)
     found: list[int] = []
+    folded = folder(needle)
     end = len(items) if stop is None else min(stop, len(items))
     for index in range(start, end):
         if index % CHECK_EVERY == 0 and cancelled is not None and cancelled():
             return None
-        if needle in fold(item_search_text(items[index], readable)):
+        if needle in folded(item_search_text(items[index], readable)):
             found.append(index)
     return found
 
@@ -236,8 +237,9 @@ class OpSearch:
         # do not: the same operations found; parsing every one's slowed a search of a
         # 30 MB v1 file's 4,623 by a fifth, 0.26 -> 0.32 s)
         shown = reshaped_may_hold(needle)
+        folded = folder(needle)
         return positions(
-            keys, lambda index: needle in fold(op_search_text(ops[index], shown)), cancelled
+            keys, lambda index: needle in folded(op_search_text(ops[index], shown)), cancelled
         )
 
 
@@ -254,8 +256,8 @@ class TextSearch:
     ) -> list[int] | None:
         """The positions in ``keys`` of the rows whose text holds the term; None when
         ``cancelled`` said so (asked every ``CHECK_EVERY``)."""
-        needle, text_of = self.needle, self.text_of
-        return positions(keys, lambda key: needle in fold(text_of(source, key)), cancelled)
+        needle, text_of, folded = self.needle, self.text_of, folder(self.needle)
+        return positions(keys, lambda key: needle in folded(text_of(source, key)), cancelled)
 
 
 def positions(

@@ -22,7 +22,7 @@ from session_core.agentgo.records import Records, span_of
 from session_core.agentgo.search import RecordSearch, record_texts
 from session_core.agentgo.view import AgentGoView
 from session_core.events import LineSource
-from session_core.fold import FOLD_TO_ASCII, fold
+from session_core.fold import FOLD_TO_ASCII, fold, holds
 from viewer.formats.agentgo import AgentGoPanes
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.agentgo_timeline import TimelineView
@@ -57,7 +57,7 @@ def _plain(view: AgentGoView, term: str) -> list[int]:
     return [
         i
         for i in range(len(view.records))
-        if any(needle in fold(text) for text in record_texts(view.records.read(i)))
+        if any(holds(text, needle) for text in record_texts(view.records.read(i)))
     ]
 
 

@@ -19,15 +19,17 @@ from hypothesis import strategies as st
 
 import session_core.formats.v1.model as v1_model
 from session_core.column_items import Items
-from session_core.fold import fold
+from session_core.fold import fold, folder
 from session_core.formats import format_of
 from session_core.line_filter import MAX_ENCODINGS, encodings
 from session_core.model import Item
 from session_core.search import find, item_search_text
+from session_core.text import inert
 
 # Characters that make a search hard: cases that fold to ASCII (U+0130, U+212A, ß) or to
-# more than one character, sigma (its final form), what JSON escapes, what is not BMP.
-TRICKY = 'aAbBkKsSiI İıKσΣςßẞéÉſﬁﬆ̇"\\/\n\t\r\b\f\x01\x7f\u2028🚀Ää.'
+# more than one character, sigma (its final form), what JSON escapes, what is not BMP,
+# a control's picture (how it is drawn: a term holding one finds the control).
+TRICKY = 'aAbBkKsSiI İıKσΣςßẞéÉſﬁﬆ̇"\\/\n\t\r\b\f\x01\x7f\u2028🚀Ää.␁␡'
 # (no lone surrogates: a line holding one is damage, refused by the reader)
 anything = st.characters(blacklist_categories=("Cs",))
 texts = st.text(alphabet=st.sampled_from(TRICKY) | anything, max_size=24)
@@ -37,7 +39,8 @@ odd_values = st.none() | st.integers(-5, 5) | st.booleans() | st.lists(texts, ma
 def brute(items: Sequence[Item], term: str) -> list[int]:
     """What a search finds, every item built and looked at."""
     needle = fold(term)
-    return [i for i in range(len(items)) if needle in fold(item_search_text(items[i]))]
+    folded = folder(needle)  # (a control as drawn, ␛, is looked for in the text drawn)
+    return [i for i in range(len(items)) if needle in folded(item_search_text(items[i]))]
 
 
 def write_string(text: str, rnd: random.Random) -> str:
@@ -157,13 +160,15 @@ def transcripts(draw: st.DrawFn) -> tuple[list[bytes], list[str]]:
 
 @st.composite
 def terms(draw: st.DrawFn, written: list[str]) -> str:
-    """A term: a piece of a text the file holds (its case changed, maybe), or any."""
+    """A term: a piece of a text the file holds (its case changed, or as drawn, maybe), or
+    any."""
     source = [w for w in written if w]
     if source and draw(st.integers(0, 2)):
         text = draw(st.sampled_from(source))
         start = draw(st.integers(0, len(text) - 1))
         piece = text[start : start + draw(st.integers(1, 6))]
-        return draw(st.sampled_from([piece, piece.upper(), piece.lower(), piece.swapcase()]))
+        shown = inert(piece)  # (as drawn: ESC ``␛``)
+        return draw(st.sampled_from([piece, piece.upper(), piece.lower(), piece.swapcase(), shown]))
     fixed = ["none", "true", "False", "k", "i", "σ", '"', "\\", "/", "\\n", "u00e9", "changed"]
     return draw(st.sampled_from([*fixed, "message", "user", "stubbed", "folded"]) | texts)
 
@@ -288,6 +293,8 @@ HARD = [
     ("a/b", "A/B"),  # a solidus may be written \/
     ("tab\there", "B\tH"),
     ("bell\x07", "l\x07"),
+    ("bell\x07 ring", "L␇ R"),  # a control as drawn (``inert``): found
+    ("esc \x1b[31mred", "␛[31MRED"),
     ('say "hi"', '"HI"'),
     ("back\\slash", "K\\S"),
     ("é", "É"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import screen_text
+from helpers import screen_lines, screen_text
 from rich.text import Text
 from textual.app import App, ComposeResult
 
@@ -78,3 +78,41 @@ async def test_fewer_rows_keep_the_cursor_in_range() -> None:
         table.set_row_count(0)
         await pilot.pause()
         assert table.cursor_row == 0 and table.at_end
+
+
+class NumbersApp(App[None]):
+    """A table whose last column, a duration right-aligned, an edge at 60 columns cuts."""
+
+    def compose(self) -> ComposeResult:
+        columns = [
+            ("n", "number", 8),
+            ("word", "word", 40),
+            ("took", Text("took", justify="right"), 6),
+        ]
+        yield VirtualTable(columns, self.cells, id="t")
+
+    def cells(self, index: int) -> list[Text]:
+        return [Text(f"#{index}"), Text("w" * 40), Text("0.05s", justify="right")]
+
+    def on_mount(self) -> None:
+        self.query_one(VirtualTable).set_row_count(40)
+
+
+async def test_a_cell_an_edge_cuts_says_so() -> None:
+    """At 60 columns (58 beside the scroll bar) ``took`` showed ``0.05`` of ``0.05s``,
+    read as 0.05 minutes or hours: it ends with ``…`` (an audit: ``0.0`` of ``0.05s``),
+    as the header's ``to…`` does; a cell the scrolled edge
+    cuts on its left begins with one, and a cell whole on screen has none."""
+    app = NumbersApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        await pilot.pause()
+        lines = screen_lines(app)
+        header = next(line for line in lines if "number" in line)
+        row = next(line for line in lines if "#0" in line)
+        assert header.rstrip().endswith("to…") and row.rstrip().endswith(" 0.0…"), (header, row)
+        assert "w" * 40 in row  # (whole: no mark)
+        table = app.query_one(VirtualTable)
+        table.scroll_to(x=20, animate=False, immediate=True)  # (as far as it goes)
+        await pilot.pause()
+        row = next(line for line in screen_lines(app) if "#0" in line)
+        assert "#0       …ww" in row and row.rstrip().endswith("w   0.05s"), row

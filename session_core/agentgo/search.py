@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ..fold import BESIDE_ASCII, fold, unfolded
+from ..fold import BESIDE_ASCII, fold, folder, unfolded
 from ..search import positions
 from .records import Records
 
@@ -52,6 +52,7 @@ class RecordSearch:
 
     def __init__(self, term: str) -> None:
         self.needle = fold(term)
+        self._folded = folder(self.needle)  # (``fold``, but for a control as drawn: ``␛``)
         literal = bool(self.needle) and all(c in _LITERAL for c in self.needle)
         self._raw_needle = self.needle.encode() if literal else None
         # (what a line's bytes may hold where its strings hold the needle, unseen)
@@ -69,8 +70,8 @@ class RecordSearch:
             raw = records.line(index)
             if raw is not None and literal not in raw.lower() and not self._may_hide(raw, literal):
                 return False
-        needle = self.needle
-        return any(needle in fold(text) for text in record_texts(records.read(index)))
+        needle, folded = self.needle, self._folded
+        return any(needle in folded(text) for text in record_texts(records.read(index)))
 
     def _may_hide(self, raw: bytes, literal: bytes) -> bool:
         """Whether the line's strings may hold ``literal`` where its bytes do not show it

@@ -203,6 +203,11 @@ class VirtualTable(LineList):
         self.columns = tuple(columns)
         self._fixed = sum(width + 2 for _k, _l, width in self.columns[: self._fixed_columns])
         self._line_width = sum(width + 2 for _key, _label, width in self.columns)
+        self._spans: list[tuple[int, int]] = []  # each cell's cells in a line: [start, end)
+        left = 0
+        for _key, _label, width in self.columns:
+            self._spans.append((left + 1, left + 1 + width))
+            left += width + 2
         self._header: Strip | None = None
         self._cache.clear()
         self.update_size()
@@ -354,13 +359,42 @@ class VirtualTable(LineList):
         return self._header
 
     def crop(self, strip: Strip, scroll_x: int, width: int) -> Strip:
-        # The first ``fixed_columns`` stay put while the rest scrolls across.
+        # The first ``fixed_columns`` stay put while the rest scrolls across. A cell an
+        # edge of the screen cuts says so, ``…`` on the side cut, as a cell cut to its
+        # column does: a number cut to its head read as another (``0.0`` of ``0.05s``).
         fixed = min(self._fixed, width)
+        # (the edge: where the vertical scroll bar begins, drawn over the line's end)
+        seen = min(width, self.scrollable_content_region.width or width)
         if scroll_x == 0 or fixed == 0:
-            return strip.crop_extend(0, width, self.base_style)
+            return self._edge_marked(strip, 0, seen).crop_extend(0, width, self.base_style)
         head = strip.crop(0, fixed)
-        rest = strip.crop_extend(fixed + scroll_x, scroll_x + width, self.base_style)
-        return Strip.join([head, rest])
+        left, right = fixed + scroll_x, scroll_x + width
+        rest = self._edge_marked(strip, left, scroll_x + seen)
+        return Strip.join([head, rest.crop_extend(left, right, self.base_style)])
+
+    def _edge_marked(self, strip: Strip, left: int, right: int) -> Strip:
+        """``strip`` (cells ``left`` to ``right`` of it on screen) with a ``…`` in the
+        cell of each of those edges that cuts a cell's text: its last cell shown, or its
+        first (a cell whose text ends before the edge is whole on screen)."""
+        for start, end in self._spans:
+            if start < right < end and right > left and strip.crop(right, end).text.strip():
+                strip = _marked(strip, right - 1)
+            if (
+                left
+                and start < left < end
+                and left < right
+                and strip.crop(start, left).text.strip()
+            ):
+                strip = _marked(strip, left)
+        return strip
+
+
+def _marked(strip: Strip, x: int) -> Strip:
+    """``strip`` with cell ``x`` an ``…`` in that cell's style."""
+    cell = list(strip.crop(x, x + 1))
+    style = cell[0].style if cell else None
+    mark = Strip([Segment("…", style)], 1)
+    return Strip.join([strip.crop(0, x), mark, strip.crop(x + 1, strip.cell_length)])
 
 
 def _text(label: str | Text) -> Text:
