@@ -15,10 +15,11 @@ priced as on its own day.
 from __future__ import annotations
 
 import functools
-import json
+import os
 import re
-from importlib import resources
 from typing import Any, cast
+
+import orjson
 
 _FIELDS = ("input", "output", "cache-read", "cache-write", "cache-write-1h")
 
@@ -26,8 +27,12 @@ _FIELDS = ("input", "output", "cache-read", "cache-write", "cache-write-1h")
 @functools.cache
 def table() -> dict[str, Any]:
     """The price table as shipped (``as-of``, ``unit``, ``models``)."""
-    text = resources.files("session_core").joinpath("data/prices.json").read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    # Read by the package's loader, as ``pkgutil.get_data`` does (a zipped package's too):
+    # ``importlib.resources`` imported tempfile, shutil, zipfile, bz2 and lzma at a Claude
+    # Code or Codex file's first open, 15 M instructions, for this one file.
+    where = os.path.join(os.path.dirname(__file__), "data", "prices.json")
+    loader: Any = __spec__.loader  # (a SourceFileLoader, a zipimporter: each has get_data)
+    loaded: dict[str, Any] = orjson.loads(loader.get_data(where))
     return loaded
 
 
@@ -69,7 +74,14 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 def _day(when: str | None) -> str | None:
     """The day of an ISO timestamp, or None where it names none."""
-    return when[:10] if when is not None and _DAY.match(when) else None
+    return None if when is None else _as_day(when[:10])
+
+
+@functools.lru_cache(maxsize=4096)  # (a day of the files read: a few)
+def _as_day(head: str) -> str | None:
+    """A timestamp's first ten characters as a day (asked once a day: every response of
+    a dated model is priced on its own)."""
+    return head if _DAY.match(head) else None
 
 
 def prices_for(model: str | None, when: str | None = None) -> Prices | None:
@@ -79,7 +91,13 @@ def prices_for(model: str | None, when: str | None = None) -> Prices | None:
     entry = _entry(model) if model else None
     if entry is None or isinstance(entry, dict):
         return entry
-    day = _day(when) or table()["as-of"]
+    return _on_day(cast("str", model), _day(when) or table()["as-of"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _on_day(model: str, day: str) -> Prices:
+    """A dated model's prices on ``day`` (found once a model and day)."""
+    entry = cast("list[Any]", _entry(model))
     chosen: Prices = entry[0][1]
     for start, prices in entry:
         if start is None or start <= day:
@@ -92,17 +110,6 @@ def is_dated(model: str | None) -> bool:
     if not model:
         return False
     return type(_entry(model)) is list
-
-
-def _per_million(price: Price, prompt: int) -> float:
-    """A price for a request whose prompt is ``prompt`` tokens (a tier's over its start)."""
-    if not isinstance(price, list):
-        return price
-    base, tiers = price
-    for above, tiered in reversed(tiers):
-        if prompt > above:
-            return float(tiered)
-    return float(base)
 
 
 def cost(
@@ -134,11 +141,15 @@ def cost(
     counts = (input_tokens, output_tokens, cache_read_tokens, written - hour, hour)
     prompt = (input_tokens or 0) + (cache_read_tokens or 0) + written
     entry = _entry(model) if model else None
-    if isinstance(entry, list) and _day(when) is None:  # dated, and no day to price on
-        each = {_priced(prices, counts, prompt) for _, prices in entry}
-        return each.pop() if len(each) == 1 else None
-    prices = prices_for(model, when)
-    return None if prices is None else _priced(prices, counts, prompt)
+    if entry is None:
+        return None
+    if isinstance(entry, list):  # (its day asked once: ``prices_for``'s, inline)
+        day = _day(when)
+        if day is None:  # dated, and no day to price on
+            each = {_priced(prices, counts, prompt) for _, prices in entry}
+            return each.pop() if len(each) == 1 else None
+        entry = _on_day(cast("str", model), day)
+    return _priced(entry, counts, prompt)
 
 
 def _priced(prices: Prices, counts: tuple[int | None, ...], prompt: int) -> float | None:
@@ -150,8 +161,14 @@ def _priced(prices: Prices, counts: tuple[int | None, ...], prompt: int) -> floa
         price = prices.get(key)
         if price is None:
             return None
-        if isinstance(price, list):  # (a tiered one; most are a number)
-            price = _per_million(price, prompt)
+        if isinstance(price, list):  # (a tiered one, the prompt's tier: most are a number)
+            base, tiers = price
+            price = base
+            for above, tiered in reversed(tiers):
+                if prompt > above:
+                    price = tiered
+                    break
+            price = float(price)
         total += count * price / 1_000_000
     return total
 

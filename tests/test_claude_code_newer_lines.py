@@ -137,3 +137,42 @@ def test_a_damaged_last_line_that_is_whole_is_kept_raw(
             assert ((3, "record") in kinds) is shown, (path.name, kinds)
         # (said by the whole read; a follower holds the unfinished tail back, unsaid)
         assert any(w.startswith("line 3 ") for w in read.warnings), read.warnings
+
+
+@pytest.mark.parametrize("looked_in", [2, 3, 4])
+def test_the_sessions_facts_are_each_taken_from_the_first_records_that_say_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, looked_in: int
+) -> None:
+    """Each fact is taken from the first of the first ``META_LINES`` records that says it
+    (those found are not asked again; none after them), an agent only from a line of the
+    conversation (a bookkeeping line names another's)."""
+    import orjson
+
+    import session_core.formats.claude_code.builder as builder
+
+    monkeypatch.setattr(builder, "META_LINES", looked_in)
+    head = {"parentUuid": None, "isSidechain": False, "timestamp": "2026-01-01T00:00:00Z"}
+    records = [
+        {**head, "type": "user", "uuid": "u1", "sessionId": "S", "cwd": "/a",
+         "message": {"role": "user", "content": "hi"}},
+        {"type": "file-history-snapshot", "messageId": "u1", "agentId": "other", "slug": "s1",
+         "snapshot": {"messageId": "u1", "trackedFileBackups": {}, "timestamp": head["timestamp"]},
+         "isSnapshotUpdate": False},
+        {**head, "type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "S", "cwd": "/b",
+         "gitBranch": "dev", "version": "2.1.0", "slug": "s2",
+         "message": {"role": "user", "content": "again"}},
+        {**head, "type": "user", "uuid": "u3", "parentUuid": "u2", "sessionId": "S",
+         "gitBranch": "late", "version": "9", "message": {"role": "user", "content": "more"}},
+    ]  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    meta = both(path, monkeypatch).meta
+    facts = ("session-id", "cwd", "git-branch", "version", "slug")
+    said = {key: value for key, value in meta.items() if key in facts}
+    if looked_in == 2:  # the third record is past the records looked in
+        assert said == {"session-id": "S", "cwd": "/a", "slug": "s1"}
+    else:
+        assert said == {"session-id": "S", "cwd": "/a", "slug": "s1", "git-branch": "dev",
+                        "version": "2.1.0"}  # fmt: skip
+    assert "agent-id" not in meta  # (the snapshot's agentId is another's)
+    assert [key for key in meta if key in said] == list(said)  # (in the order found)

@@ -108,15 +108,20 @@ def test_the_shipped_long_context_rates_apply() -> None:
 def _with(monkeypatch: pytest.MonkeyPatch, models: dict[str, Any]) -> None:
     """The table as these models alone (its caches dropped before and after)."""
     fake = {"as-of": "2026-01-01", "unit": "USD per million tokens", "models": models}
-    pricing._entry.cache_clear()
+    _clear_caches()
     monkeypatch.setattr(pricing, "table", lambda: fake)
+
+
+def _clear_caches() -> None:
+    pricing._entry.cache_clear()
+    pricing._on_day.cache_clear()
 
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Any:
-    pricing._entry.cache_clear()
+    _clear_caches()
     yield
-    pricing._entry.cache_clear()
+    _clear_caches()
 
 
 def test_one_hour_cache_writes_are_priced_apart(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -268,3 +273,59 @@ def test_a_cost_of_some_responses_says_how_many_it_prices(tmp_path: Path) -> Non
     w.user("go")
     w.assistant("m1", [text("a")], usage=usage(1_000, 0), model="claude-opus-4-6")
     assert "priced" not in open_transcript(w.write(tmp_path / "all.jsonl")).usage.to_json()
+
+
+def test_a_dated_models_prices_found_once_a_day_are_each_days_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A dated model's prices are found once for a day (``_on_day``) and a timestamp's day
+    told once (``_as_day``): asked again in any order, each day keeps its own, tiers by
+    each response's prompt, and a time that names no day is none."""
+    tiered = {"input": [1.0, [[100, 2.0], [1000, 4.0]]], "output": 8.0}
+    dated = [[None, tiered], ["2025-06-10", {"input": 3.0, "output": 5.0}]]
+    _with(monkeypatch, {"cut-model": dated})
+    asked = [
+        ("2025-06-11T00:00:00Z", 50, 3.0),
+        ("2025-05-01T10:00:00Z", 50, 1.0),
+        ("2025-05-01T23:59:59Z", 500, 2.0),  # (the same day, over the first tier)
+        ("2025-05-02T00:00:00Z", 5000, 4.0),
+        ("2025-06-10T00:00:00Z", 5000, 3.0),
+        ("2025-05-01T10:00:00Z", 2000, 4.0),
+    ]
+    for when, tokens, per in asked * 2:
+        got = cost("cut-model", input_tokens=tokens, output_tokens=tokens, when=when)
+        output = 8.0 if when < "2025-06-10" else 5.0
+        assert got == pytest.approx(tokens * (per + output) / 1_000_000), (when, tokens)
+    assert prices_for("cut-model", "2025-05-01T00:00:00Z") is tiered
+    assert prices_for("cut-model", "2025-07-01T00:00:00Z") == {"input": 3.0, "output": 5.0}
+    assert prices_for("cut-model", "not a day at all") == {"input": 3.0, "output": 5.0}  # as-of
+    assert cost("cut-model", input_tokens=1, when="2025-05-0x") is None  # no day: they differ
+
+
+def test_the_table_is_the_shipped_file_read_without_importlib_resources() -> None:
+    """The table is read by the package's loader: a Claude Code open imports none of
+    ``importlib.resources`` (tempfile, shutil, zipfile, bz2, lzma), 15 M instructions."""
+    import json
+    import subprocess
+    import sys
+
+    import session_core
+
+    shipped = Path(session_core.__file__).parent / "data" / "prices.json"
+    assert table() == json.loads(shipped.read_text("utf-8"))
+    code = (
+        "import sys, session_core\n"
+        "from session_core.pricing import cost\n"
+        "assert cost('claude-opus-4-6', input_tokens=10, when='2026-01-01T00:00:00Z')\n"
+        "print(sorted(m for m in ('importlib.resources', 'tempfile', 'shutil', 'zipfile')\n"
+        "             if m in sys.modules))\n"
+    )
+    root = str(Path(session_core.__file__).parent.parent)
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"},
+    )
+    assert out.stdout.strip() == "[]", out.stdout

@@ -29,7 +29,7 @@ from .bookkeeping import rare_line
 from .calls import CallColumn
 from .file_links import FileLinks
 from .lines import Line, Said, decode, line_of
-from .progress import ProgressRuns, progress_known
+from .progress import KNOWN, ProgressRuns
 from .records import Boundary, RunMark
 from .responses import Responses
 from .sidechains import Sidechains
@@ -111,8 +111,10 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         self.folded_nodes = bytearray()
         self.folded_upto = 0
         self.meta: dict[str, Any] = {"agent": "claude-code"}
-        self._meta_missing = set(_META_KEYS)
-        self._records = 0  # records fed: the first META_LINES are looked in for facts
+        self._meta_missing = _META_ITEMS  # the facts not found yet, in a fixed order
+        # Records still to look in for the session's facts (the first META_LINES; 0 once
+        # every fact is found: a main file never names an agent, so not that alone)
+        self._meta_left = META_LINES
         self.titles: dict[str, str] = {}  # "custom-title" / "ai-title" / "prompt"
         self.summaries: list[tuple[str | None, str]] = []  # summary lines: leafUuid, text
         self.type_counts: Counter[str] = Counter()
@@ -251,17 +253,23 @@ class ClaudeCodeBuilder(RawColumnBuilder):
 
     def _feed(self, facts: Line, record: dict[str, Any] | None, line: int) -> None:
         """One line: its facts, and (a line type that is not hot) its record."""
-        self._records += 1  # (not the line's number: blank lines before it hold no facts)
+        meta_left = self._meta_left  # (records, not lines: blank lines hold no facts)
+        if meta_left:
+            self._meta_left = meta_left - 1
         uuid = facts.uuid
         repeated = uuid is not None and self.threads.uuids.find(uuid) >= 0
         if repeated and record is None:
             self._whole(self.line_raw, line)  # shown as it is: its record, whole
             return
-        # (a progress of a kind newer than the reader: kept whole, as its own item)
-        odd_progress = facts.type == "progress" and not progress_known(facts)
-        if odd_progress and record is None:
-            self._whole(self.line_raw, line)  # kept as it is: its record, whole
-            return
+        # (a progress of a kind newer than the reader: kept whole, as its own item;
+        # ``progress_known``, inline: a progress line is most lines)
+        odd_progress = False
+        if facts.type == "progress":
+            data = facts.data
+            odd_progress = data is not None and data.type is not None and data.type not in KNOWN
+            if odd_progress and record is None:
+                self._whole(self.line_raw, line)  # kept as it is: its record, whole
+                return
         self.version += 1
         if line > self.lines:
             self.lines = line
@@ -271,7 +279,7 @@ class ClaudeCodeBuilder(RawColumnBuilder):
             self.session_marks.append((len(self.raw), session))
         kind = facts.type or "?"
         self.type_counts[kind] += 1
-        if self._meta_missing and self._records <= META_LINES:
+        if meta_left:
             self._take_meta(facts)
         side = facts.isSidechain is True
         if self.home is None and uuid is not None:
@@ -306,14 +314,18 @@ class ClaudeCodeBuilder(RawColumnBuilder):
             run.last_line, run.last_ts = line, ts or run.last_ts
 
     def _take_meta(self, facts: Line) -> None:
-        missing = self._meta_missing
-        envelope = facts.type in _ENVELOPES
-        for key, name in _META_ITEMS:  # in a fixed order
-            if key in missing and (envelope or key != "agentId"):
+        missing = self._meta_missing  # (those alone asked: most are found at once)
+        found: list[str] = []
+        for key, name in missing:
+            if key != "agentId" or facts.type in _ENVELOPES:
                 value = getattr(facts, key)
                 if value:
                     self.meta[name] = value
-                    missing.discard(key)
+                    found.append(key)
+        if found:
+            missing = self._meta_missing = tuple(item for item in missing if item[0] not in found)
+            if not missing:
+                self._meta_left = 0  # (every fact found: none looked for again)
 
     def node_for(self, facts: Line, uuid: str | None, line: int, kind: int, side: bool) -> int:
         if uuid is None:
