@@ -413,7 +413,8 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
         if part
     ]
     if lower:  # (a ≥ in its row)
-        family.append(f"{' and '.join(lower)} at least: not every response counted")
+        why = "; ".join(summary.lower_why) or "not every response counted"
+        family.append(f"{' and '.join(lower)} at least: {why}")
     if summary.parent:
         family.append(f"a subagent of {one_line(summary.parent, 60)}")
     if summary.resumed:  # (its usage holds the earlier session's copied lines)
