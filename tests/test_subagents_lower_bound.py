@@ -82,3 +82,19 @@ def test_a_subagent_read_in_part_is_a_lower_bound_everywhere(
     assert "| with 2 subagents \\(1 read in part\\) | 151 of at least 151 | at least " in md
     assert replay["usage-with-subagents-partial"] is True  # (was False)
     assert "tokens and cost at least: 1 subagent read in part" in line
+
+
+def test_a_damaged_row_says_nothing_of_a_usage_it_does_not_show(tmp_path: Path) -> None:
+    """A damaged file's counts are ``—``: its line under the table says no "tokens and
+    cost at least" beside them."""
+    from viewer.browser_cells import cells
+
+    lines = TEAM.read_bytes().split(b"\n")
+    path = tmp_path / TEAM.name
+    path.write_bytes(b"\n".join([*lines[:50], b"{not json", *lines[50:]]))
+    _old(path)
+    row = scan_file(path, live_window=0)
+    assert row.status == "damaged"
+    line = detail(row, str(path)).plain
+    assert "line 51" in line and "at least" not in line and "usage" not in line
+    assert [c.plain for c in cells(row, 40)[6:10]] == ["—"] * 4
