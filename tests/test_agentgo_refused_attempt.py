@@ -79,5 +79,9 @@ def test_a_refused_attempt_is_no_response(
     _, md, _ = run_cli(capsys, "export", "--format", "md", str(path))
     assert ("1 of 2 responses reported" not in md) == exact
     assert ("| none \\(refused: no response\\) | 429" in md) == exact
+    # the summary's usage row in the header's words, every qualifier said once
+    (row,) = [line for line in md.splitlines() if line.startswith("| usage | ")]
+    assert row.startswith("| usage | 3,686 tok \\(1,197 in \\+ 611 out \\+ 1,878 cache read\\)")
+    assert row.count("responses reported") == (0 if exact else 1)
     row = scan_file(path, live_window=0)
     assert (row.tokens, row.tokens_partial) == (3686, not exact)
