@@ -27,6 +27,7 @@ from .text import prompt_title
 from .titles import session_title
 from .tool_ops import ask_of
 from .usage import Usage, UsageTally
+from .usage_totals import Usage as Neutral
 from .vocabulary import meta_fact
 
 View = Literal["replayed", "raw"]
@@ -192,8 +193,10 @@ def _usage_rows(tally: UsageTally) -> Table:
 
 
 def _usage_fact(tally: UsageTally) -> str:
-    u = tally.transcript
-    return f"tokens {u.describe_tokens()} · cost {u.describe_cost()}"
+    """The summary's usage row, in every format the header's words (``usage_totals.Usage
+    .describe``): ``279,538 tok (68,861 in + 12,491 out + 198,186 cache read) · $0.4534 ·
+    17 of 18 responses reported``, each qualifier said once."""
+    return Neutral.of_totals(tally.transcript).describe()
 
 
 # A message's usage line (after "usage: ") where its response reported none: every format's.

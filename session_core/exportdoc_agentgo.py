@@ -40,7 +40,14 @@ from .model import UNSENT, projection_dropped
 from .text import Name, finish_mark
 from .titles import agentgo_prompt, first_of
 from .tool_ops import ask_in_run, state_label, state_tone
-from .usage import Usage, is_model_call, is_response, shown_usage, tally_agentgo
+from .usage import (
+    Usage,
+    is_model_call,
+    is_response,
+    refused_end,
+    shown_usage,
+    tally_agentgo,
+)
 
 # A call id's committed results, in order: (seq, line, a preview)
 Results = dict[str, list[tuple[int, int, str]]]
@@ -174,6 +181,8 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         if is_model_call(call):
             found = exec_end_usage(result)
             usage_text = found.describe() if found else "unknown"
+            if found is None and call.model_failed and refused_end(result):
+                usage_text = "none (refused: no response)"
         tool_error = (call.tool_end or {}).get("is_error")
         error = result.get("error") or ("tool error" if tool_error else "")
         call_rows.append(

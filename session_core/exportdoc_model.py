@@ -509,7 +509,14 @@ def _usage(transcript: Transcript) -> Section:
             rows.append([f"subagent {sub.id}", "not read", "unknown"])
     both = transcript.usage_with_subagents
     if both is not None:
-        rows.append(_usage_row(transcript.with_subagents_text(), both))
+        said = transcript.with_subagents_text()
+        if not any(s.counted for s in transcript.subagents):  # (the file's own, and why)
+            said = f"with {said}"
+        if transcript.subagents_left_out() is None:
+            rows.append(_usage_row(said, both))
+        else:  # a lower bound, as the browser's ``≥``: what its label says is left out
+            reporting = f"{both.reported} of at least {both.responses}"
+            rows.append([said, reporting, f"at least {both.describe()}"])
     return Section("Usage", "usage", [Table(["what", "responses reporting", "usage"], rows)])
 
 

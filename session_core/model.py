@@ -433,6 +433,20 @@ class Transcript:
             return None
         return Usage.total([self.usage, *(s.usage for s in self.subagents if not s.in_file)])
 
+    def subagents_left_out(self) -> str | None:
+        """Why ``usage_with_subagents`` is a lower bound by its subagents, the one rule of
+        every surface (the browser's ``≥``, the export's "at least", ``replay``'s
+        ``usage-with-subagents-partial``): ``5 subagents not counted`` (a file missing,
+        past the reader's bound, reporting no usage), ``1 read in part``; None: every one
+        counted whole (an earlier session's, its calls copied, is not this one's)."""
+        missing = sum(1 for s in self.subagents if not (s.counted or s.earlier))
+        cut = sum(1 for s in self.subagents if s.in_part)
+        said = [f"{count(missing, 'subagent')} not counted"] if missing else []
+        if cut:
+            many = f"{cut:,}" if said else count(cut, "subagent")
+            said.append(f"{many} read in part")
+        return " and ".join(said) or None
+
     def subagents_text(self) -> str:
         """``3 subagents``, ``200 of 1,878 subagents`` where only those count in
         ``usage_with_subagents`` (files missing, past the reader's bound, or reporting no
@@ -504,7 +518,7 @@ class Transcript:
             parts.append(("subagents", [s.to_json() for s in self.subagents]))
             parts.append(("usage-with-subagents", both.to_json() if both is not None else None))
             # (added: some linked subagent's usage is not in it, and the header's words why)
-            partial = not all(s.counted or s.earlier for s in self.subagents)
+            partial = self.subagents_left_out() is not None
             parts.append(("usage-with-subagents-partial", partial))
             parts.append(("usage-with-subagents-said", self.with_subagents_text()))
         if self.resumed is not None:  # (of ``usage``: the copied lines' part of it)

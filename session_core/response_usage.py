@@ -73,6 +73,12 @@ class ResponseUsage(ItemFacts):
         self.cost.append(math.nan if usage.cost is None else usage.cost)
         self.raw.changed(index)
 
+    def forget(self, index: int, usage: Usage) -> None:
+        """Take back ``usage``, set for ``index`` (where no other was set since)."""
+        if self.fallback.get(index) is usage:
+            del self.fallback[index]
+            self.raw.changed(index)
+
     def clear(self) -> None:
         """No response's usage any more (a fork's copied history: its parent's)."""
         self.at, self.inputs, self.outputs = array("l"), array("q"), array("q")

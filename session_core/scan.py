@@ -146,6 +146,7 @@ class FileSummary:
     # a known total that leaves out responses that did not report (a lower bound)
     tokens_partial: bool = False
     cost_partial: bool = False
+    lower_why: list[str] = field(default_factory=list)  # why, in words (none: responses')
     pending: int = 0  # v1 tool operations never settled; agentgo gaps
     # runs whose loop ended in an error (an agentgo ``agent_end`` with one: the Runs tab's
     # *failed*); work that ended, not left open: no crash, said beside the status

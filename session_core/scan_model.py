@@ -84,9 +84,13 @@ def summarise_model(
     summary.counted = tuple(path for path, counted in linked if counted)
     # (a subagent's usage not counted, or counted in part: its file's read left a line out)
     # (an earlier session's, its call copied into a resumed file: not this file's missing)
-    if not all((s.counted or s.earlier) and not s.in_part for s in transcript.subagents):
+    partial = usage.tokens_partial or usage.cost_partial
+    summary.lower_why = ["not every response counted"] if partial else []
+    left_out = transcript.subagents_left_out()
+    if left_out is not None:
         summary.tokens_partial = summary.tokens is not None
         summary.cost_partial = summary.cost is not None
+        summary.lower_why.append(left_out)
     if transcript.subagents:
         summary.with_subagents = transcript.with_subagents_text()
         summary.tokens_alone = transcript.usage.tokens is None

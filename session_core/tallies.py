@@ -23,7 +23,7 @@ from .replay import payload_of
 from .text import count
 from .titles import agentgo_prompt
 from .tool_ops import state_label
-from .usage import Usage
+from .usage import Usage, refused_end
 
 
 def text_or_none(value: Any) -> str | None:
@@ -223,7 +223,9 @@ class AgentGoTally:
             config = data.get("config")
             self.model = text_or_none(config.get("model")) if isinstance(config, dict) else None
         elif kind == "model_exec_end":
-            self.usage.add(exec_end_usage(data))
+            used = exec_end_usage(data)
+            if used is not None or not refused_end(data):  # (refused: no response)
+                self.usage.add(used)
         elif kind == "agent_end" and data.get("error"):  # (``agentgo.calls.Run.failed``)
             self.failed_runs.add(run_id or "")
         elif kind == "message_end":

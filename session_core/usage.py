@@ -12,8 +12,9 @@ What counts as a turn:
   count: their tokens were spent. Usage is read from the ``usage`` extra
   (``prompt-tokens``, ``completion-tokens``, ``total-tokens``, ``cost``); a
   message without ``total-tokens`` but with both token counts totals their sum.
-* agentgo-v1: every model call attempt (``model_request``/``model_exec_end``);
-  usage is ``model_exec_end``'s ``usage`` (``input_tokens``, ``output_tokens``,
+* agentgo-v1: every model call attempt (``model_request``/``model_exec_end``) but
+  one the API refused (``refused_end``: an error, no message, no usage); usage is
+  ``model_exec_end``'s ``usage`` (``input_tokens``, ``output_tokens``,
   ``cache_read_tokens``, ``cost``). A call without its terminal event did not
   report.
 
@@ -182,8 +183,31 @@ def tally_agentgo(view: AgentGoView) -> UsageTally:
     """Per session and per run totals of an ``AgentGoView`` (model calls are the turns)."""
     calls = (view.calls[key] for key in view.call_order)
     return tally_model_calls(
-        view, ((call, model_call_usage(call)) for call in calls if is_model_call(call))
+        view,
+        (
+            (call, model_call_usage(call))
+            for call in calls
+            if is_model_call(call) and responded(call)
+        ),
     )
+
+
+def refused_end(data: dict[str, Any]) -> bool:
+    """A ``model_exec_end`` of a call the API refused (a 429, an overload): an error with
+    no message, no partial one and no usage. It made no response (the spec: "success has
+    ``message``; failure has ``error`` and maybe ``partial_message``"), so none that
+    could have reported usage: it is not counted among those that did not."""
+    return (
+        bool(data.get("error"))
+        and data.get("message") is None
+        and data.get("partial_message") is None
+        and exec_end_usage(data) is None
+    )
+
+
+def responded(call: Call) -> bool:
+    """Did a model call make a response (not one ``refused_end`` says the API refused)?"""
+    return not call.model_failed or not refused_end(call.result or {})
 
 
 def tally_model_calls(
@@ -256,11 +280,12 @@ class FedCallUsage:
     (``read_view``'s ``fed``), so nothing is read again: a snapshot's model, and a
     check, whose view keeps no record to read back."""
 
-    __slots__ = ("_taken",)
+    __slots__ = ("_refused", "_taken")
 
     def __init__(self) -> None:
         # call index (in call_order) -> (its model_exec_end's record index, its usage)
         self._taken: dict[int, tuple[int, MessageUsage | None]] = {}
+        self._refused: set[int] = set()  # the model_exec_end records of refused calls
 
     def fed(self, view: AgentGoView, record: dict[str, Any]) -> None:
         """``record``, the last ``view`` took: a model call's end noted."""
@@ -268,7 +293,21 @@ class FedCallUsage:
             at = len(view.records) - 1
             index = view.records.calls[at]
             if index >= 0:
-                self._taken[index] = (at, exec_end_usage(record.get("data")))
+                data = record.get("data")
+                used = exec_end_usage(data)
+                self._taken[index] = (at, used)
+                if used is None and isinstance(data, dict) and refused_end(data):
+                    self._refused.add(at)
+
+    def responded(self, index: int, call: Call) -> bool:
+        """Did model call ``index`` make a response (one that could report usage)? Not
+        where the API refused it (``refused_end``), as fed, else as read again."""
+        if not call.model_failed:  # (the common case: nothing read)
+            return True
+        taken = self._taken.get(index)
+        if taken is not None and taken[0] == call.result_at:
+            return call.result_at not in self._refused
+        return not refused_end(call.result or {})
 
     def of(self, index: int, call: Call) -> MessageUsage | None:
         """Call ``index``'s usage: its latest end's as fed, else read from its record."""
@@ -282,7 +321,12 @@ class FedCallUsage:
         kept: every model call's end was fed, and one without an end reported none)."""
         calls = enumerate(view.calls[key] for key in view.call_order)
         return tally_model_calls(
-            view, ((call, self.of(i, call)) for i, call in calls if is_model_call(call))
+            view,
+            (
+                (call, self.of(i, call))
+                for i, call in calls
+                if is_model_call(call) and self.responded(i, call)
+            ),
         )
 
 

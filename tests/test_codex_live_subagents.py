@@ -180,7 +180,8 @@ def test_a_child_that_reported_no_usage_is_read_not_counted(tmp_path: Path) -> N
     assert t.with_subagents_text() == "1 subagent, its usage unknown"
     md = export(parent, "md")
     assert f"| subagent {CHILD} | 0 of 1 | unknown |" in md
-    assert "| 1 subagent, its usage unknown | 1 of 2 |" in md and "0 of 1 subagent" not in md
+    assert "| with 1 subagent, its usage unknown | 1 of at least 2 | at least 1,000 tok" in md
+    assert "0 of 1 subagent" not in md
 
 
 def _aged(path: Path) -> None:

@@ -406,14 +406,17 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
         second.append(f"{count(summary.failed_runs, 'run')} failed", style=FAILED[1])
     if summary.unstarted:  # (as ``check`` says them: no crash, its loop said it ended)
         second.append(f" · {one_line(summary.unstarted)}", style="yellow")
-    family = [f"usage {summary.with_subagents}"] if summary.with_subagents else []
+    # (its usage as the row shows it: none where its counts are not, a damaged file's)
+    known = summary.counts_known
+    family = [f"usage {summary.with_subagents}"] if summary.with_subagents and known else []
     lower = [
         w
         for w, part in (("tokens", summary.tokens_partial), ("cost", summary.cost_partial))
-        if part
+        if part and known
     ]
     if lower:  # (a ≥ in its row)
-        family.append(f"{' and '.join(lower)} at least: not every response counted")
+        why = "; ".join(summary.lower_why) or "not every response counted"
+        family.append(f"{' and '.join(lower)} at least: {why}")
     if summary.parent:
         family.append(f"a subagent of {one_line(summary.parent, 60)}")
     if summary.resumed:  # (its usage holds the earlier session's copied lines)

@@ -487,7 +487,8 @@ def subagents_said(transcript: Transcript) -> str:
     both = transcript.usage_with_subagents
     if both is None or not any(s.counted for s in transcript.subagents):
         return words
-    return f"{words} {both.brief()}"
+    least = "at least " if transcript.subagents_left_out() is not None else ""
+    return f"{words} {least}{both.brief()}"
 
 
 def runs_said(states: Iterable[str]) -> list[str]:

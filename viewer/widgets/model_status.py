@@ -296,7 +296,8 @@ class ModelStatus(Static):
         else:  # the totals first: the breakdowns would push the session's off the line
             usage.extend(Text(part) for part in brief[1:])
             total = both.described_parts(breakdown=False)
-            with_them = Text(f"{transcript.with_subagents_text()} ")
+            least = "at least " if transcript.subagents_left_out() is not None else ""
+            with_them = Text(f"{transcript.with_subagents_text()} {least}")
             with_them.append(total[0], "bold")
             usage.append(with_them)
             usage.extend(Text(part, "bold") for part in total[1:])

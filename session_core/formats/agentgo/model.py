@@ -492,7 +492,10 @@ class AgentGoModel:
         order = view.call_order
         for index in sorted(touched):
             call = view.calls[order[index]]
-            if is_model_call(call):
+            if is_model_call(call) and not self._fed_usage.responded(index, call):
+                self._drop_op(index)  # (refused: no response, no usage to count)
+                self._forget_usage(index)
+            elif is_model_call(call):
                 self._totals.changed(index)
                 self._drop_op(index)
                 if index not in self._usage and self._usage and index < next(reversed(self._usage)):

@@ -360,6 +360,15 @@ class CodexBuilder(CodexEvents):
             runs = self._tier_runs(runs)
             ops = list(self.tier_ops)
         tally = self.tally
+        usage = tally.usage()
+        unreported = self._output_unreported()  # (the report of its last output not written)
+        if unreported:
+            usage.responses += 1
+            if self.open_run >= 0:  # (its turn's: a copy, as a snapshot keeps runs)
+                run = runs[self.open_run]
+                unknown = Usage.total([run.usage, Usage(responses=1)])
+                runs[self.open_run] = dataclasses.replace(run, usage=unknown)
+        self._unreported_last(unreported)
         meta = dict(self.meta)
         if self.thread_name is not None:
             meta["title"] = self.thread_name
@@ -388,7 +397,7 @@ class CodexBuilder(CodexEvents):
             tool_operations=ops,
             compactions=list(self.compactions),
             runs=runs,
-            usage=tally.usage(),
+            usage=usage,
             warnings=warnings,
             lines=self.lines,
             extra=extra,
@@ -397,6 +406,20 @@ class CodexBuilder(CodexEvents):
             # (a bare header's lines say no time: its time is when the rollout began)
             header_timed_alone=self.bare,
         )
+
+    def _unreported_last(self, pending: bool) -> None:
+        """The last output's item says its usage unknown while no report came after it (the
+        writer died, or has not written it yet); said back where one came since."""
+        item = self.last_response if pending else -1
+        said, unknown = self.said_unknown
+        if said == item:
+            return
+        if said >= 0 and unknown is not None:
+            self.response_usage.forget(said, unknown)
+        unknown = Usage(responses=1) if item >= 0 else None
+        if unknown is not None:
+            self.response_usage.set(item, unknown)
+        self.said_unknown = (item, unknown)
 
 
 # Each typed payload's rules, by its Struct (a turn context's payload is left Raw).

@@ -237,6 +237,7 @@ class CodexResponses(CodexCalls):
             else:  # its request's usage came first
                 self.response_usage.set(index, early)
                 self.early_usage = None
+                self.usage_first = True
         self.view.codes.append(index)  # (``View.append``'s, for an index)
         self.view_keys.append(key)
         if self.open_run >= 0:

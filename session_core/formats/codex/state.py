@@ -139,6 +139,14 @@ class CodexState(RawColumnBuilder):
         # ``RUNLESS``: the lines outside any run), which take its usage where a later
         # total tells it (``TokenTally.gap_share``).
         self.unknown_at = (-1, -1)
+        # A request's usage came before its output (older writers, ``early_usage``): a
+        # turn that ends on an output is no sign that output's report is missing, one
+        # the model answered in with no report since it began (``turn_reports``) is.
+        self.usage_first = False
+        self.turn_reports = 0  # the reports with usage info before the open turn began
+        # The item a snapshot said has its usage unknown, its report not written (yet):
+        # the next snapshot takes that back where a report came (``_unreported_last``).
+        self.said_unknown: tuple[int, Usage | None] = (-1, None)
 
     def _by_span(self) -> bool:
         """Is the line being fed kept by its span (its parts read again when asked for)?"""
@@ -199,6 +207,18 @@ class CodexState(RawColumnBuilder):
             self.runs[self.open_run].answered = True
         else:
             self._runless_spoken()
+
+    def _output_unreported(self) -> bool:
+        """Did the open turn (or the lines outside any) end on a model output with no
+        report of its usage (``TokenTally.spoke``, after it or, where a request's usage
+        comes first, anywhere in the turn)?"""
+        tally = self.tally
+        if not tally.spoke:
+            return False
+        if not self.usage_first:
+            return True
+        answered = self.runs[self.open_run].answered if self.open_run >= 0 else False
+        return answered and tally.reports == self.turn_reports
 
     def _runless_spoken(self) -> None:
         """A model output outside any run: the run its end makes was answered, and the

@@ -45,10 +45,12 @@ class CodexTurns(CodexState):
                 return
             self._end_implicit(previous)
         elif previous is not None:  # a new turn while one is open: that one never ended
+            self._unanswered(self.open_run, ts)
             self._cut_off(previous, line)
         turn = turn or f"L{line}"
         self._runless_begin()  # (what came before is no part of it)
         self.open_run = len(self.runs)
+        self.turn_reports = self.tally.reports
         self.runs.append(Run(id=turn, state="running", line=line, started=ts))
         self.run_by_turn[turn] = self.open_run
         if self.waiting_context is not None:
@@ -68,6 +70,7 @@ class CodexTurns(CodexState):
     def _end_implicit(self, run: Run) -> None:
         """A prompted run that a later one follows: it ended with its last response item
         (finished when that was the assistant's message, else cut off)."""
+        self._unanswered(self.open_run, self.implicit_last[1])
         run.state = "finished" if self.answered else "interrupted"
         run.end_at(*self.implicit_last)
         if run.state == "finished":
@@ -145,6 +148,8 @@ class CodexTurns(CodexState):
     ) -> None:
         """A turn's end event: its state, and why (``turn_aborted``'s reason, a str)."""
         index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
+        if index == self.open_run:  # (the outputs since the last report are the open run's)
+            self._unanswered(index if index >= 0 else RUNLESS, ts)
         made = index < 0
         if made:  # the file starts inside a turn (a resumed one): its lines are the run's
             index = len(self.runs)
@@ -342,6 +347,26 @@ class CodexTurns(CodexState):
             total = Usage.total([run.usage])
             total.add(dataclasses.replace(usage, responses=0))  # (counted already)
             self.runs[index] = dataclasses.replace(run, usage=total)
+
+    def _unanswered(self, index: int, ts: str | None) -> None:
+        """Turn ``index`` (``RUNLESS``: the lines outside any run) ends on a model output
+        no ``token_count`` came after: that response's usage is unknown, said by its item
+        and its turn and counted among the responses that could have reported, as one
+        whose report said no usage is (a later total of the file's own may tell it:
+        ``TokenTally.cover``). Once a turn, never for a common line."""
+        if not self._output_unreported():
+            return
+        usage = self.tally.unanswered(self.model, ts)
+        if usage is None:
+            return
+        if index == RUNLESS:
+            self.runless_usage.add(usage)
+        else:  # (the open run: a snapshot copied it, as ``_token_count`` adds to it)
+            self.runs[index].usage.add(usage)
+        self.unknown_at = (self.last_response, index)
+        if self.last_response >= 0:
+            self.response_usage.set(self.last_response, usage)
+            self.last_response = -1
 
     def _token_count(
         self, said: tuple[tokens.Note, Usage | None, int, bool], line: int, ts: str | None

@@ -458,6 +458,13 @@ class TokenTally:
         self.gap.append((model, when))
         return Usage(responses=1)
 
+    def unanswered(self, model: str | None, when: str | None) -> Usage | None:
+        """A turn's end with a model output since the last report (its writer wrote none
+        after it: it died, or the turn was aborted first): that response's usage is
+        unknown, as a report with no usage says (``_unreported``); None: none came."""
+        spoke, self.spoke = self.spoke, False
+        return self._unreported(spoke, model, when)
+
     def usage(self) -> Usage:
         """The session's usage: the last cumulative total (never a sum of reports), with
         the responses whose usage is unknown among those that could have reported."""
