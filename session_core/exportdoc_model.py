@@ -416,8 +416,8 @@ def _compaction_items(transcript: Transcript) -> Iterator[Note | TextBlock]:
             f"{'' if c.tokens_before is None else f'; {c.tokens_before:,} tokens before'}"
         )
         yield Note(what, "info")
-        if c.summary:
-            yield TextBlock("summary", c.summary)
+        if summary := c.summary:  # (asked once: a packed one reads its line again)
+            yield TextBlock("summary", summary)
 
 
 def _runs(transcript: Transcript) -> Section:
