@@ -39,6 +39,7 @@ from .exportdoc import (
 )
 from .json_out import readable_json
 from .model import Compaction, Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
+from .op_running import took_said
 from .patch_args import as_patch
 from .text import Name, count, duration_text
 from .titles import model_first_prompt
@@ -345,7 +346,7 @@ def _operations(
             op.tool,
             op.call_id,
             f"line {op.line}",
-            duration_text(op.duration),
+            took_said(op),  # (the viewer's rule: its lines' times, or ``?``, never a blank)
             arguments_cell(op.arguments),
         ]
         for op in ops
@@ -416,8 +417,8 @@ def _compaction_items(transcript: Transcript) -> Iterator[Note | TextBlock]:
             f"{'' if c.tokens_before is None else f'; {c.tokens_before:,} tokens before'}"
         )
         yield Note(what, "info")
-        if c.summary:
-            yield TextBlock("summary", c.summary)
+        if summary := c.summary:  # (asked once: a packed one reads its line again)
+            yield TextBlock("summary", summary)
 
 
 def _runs(transcript: Transcript) -> Section:

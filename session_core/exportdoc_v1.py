@@ -38,10 +38,12 @@ from .exportdoc_v1_index import V1Index, _calls
 from .formats.v1.model import NAME
 from .json_out import readable_json
 from .message_usage import counts_as_turn, v1_usage
+from .op_running import took_said
 from .replay import Compaction, ReplayState, payload_of
-from .text import Name, count, count_text, duration_text, finish_mark
+from .text import Name, count, count_text, duration_text, finish_mark, str_or_none
 from .times import seconds_between
 from .titles import v1_first_prompt
+from .tool_ops import ToolOp
 from .usage import NO_RUN
 
 # The line types the raw view exports as what they did (read), and those it leaves out
@@ -261,7 +263,9 @@ class _V1(V1Index):
                 _s(op.get("idempotency")),
                 f"{self.where(_s(op.get('op-id')))} {_s(op.get('dispatched-at'))}",
                 _s(op.get("settled-at")),
-                _duration(op.get("duration")) or self.till_answer(op, answers),
+                _duration(op.get("duration"))
+                or self.till_answer(op, answers)
+                or self.took_between(op, answers),
                 _s(op.get("error") or op.get("reason")),
                 self.answered_at(answers),
                 arguments_cell(op.get("arguments")),
@@ -277,6 +281,23 @@ class _V1(V1Index):
             answered = self.answered_at(answers)
             said = arguments_cell(arguments or None)
             yield [status, name, cid, "", "", "", f"asked at {where}", "", "", "", answered, said]
+
+    def took_between(self, op: Mapping[str, Any], answers: list[int]) -> str:
+        """How long an operation settled with no ``duration`` took, by the viewer's rule
+        (``op_running.took_said``): from its dispatch to its settle as its lines' times
+        say, else ``?`` ("" not settled)."""
+        settled = op.get("settled-at")
+        if settled is None:
+            return ""
+        timed = ToolOp(  # (what the rule reads of it; settled: an end, its state no matter)
+            _s(op.get("call-id")),
+            _s(op.get("tool")),
+            "completed",
+            started=str_or_none(op.get("dispatched-at")),
+            ended=_s(settled),
+            result_line=self.state.event_lines[answers[0]] if answers else None,
+        )
+        return took_said(timed)
 
     def till_answer(self, op: Mapping[str, Any], answers: list[int]) -> str:
         """How long an operation answered, not settled, ran at least: till its answer, as

@@ -26,11 +26,16 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
 from .fold import BESIDE_ASCII, unfolded, unfolds_in
+from .text import CONTROL_TABLE
 
 MAX_ENCODINGS = 64  # a term with more ways of being written is searched without a prefilter
 # JSON's short escapes (a writer may also put these characters raw; any as \u00XX).
 _SHORT = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f", "\r": b"\\r"}
 _SHORT["\t"] = b"\\t"
+# A control's picture (ESC ``␛``, CR ``␍``, DEL ``␡``), by the control it draws: a term
+# holding one is searched in the text drawn inert (``fold.folder``), so the line holds the
+# picture, or that control raw or as its short escape (any ``\u`` escape is looked at).
+_DRAWN = {mark: chr(code) for code, mark in CONTROL_TABLE.items() if len(mark) == 1}
 # The characters that are not ASCII whose fold holds ASCII, in UTF-8, and that ASCII.
 _FOLDS_TO_ASCII = tuple((char.encode(), ascii) for char, ascii in BESIDE_ASCII.items())
 _ASCII = bytes(range(0x80))
@@ -41,10 +46,16 @@ def encodings(needle: str) -> list[bytes] | None:
     as bytes after ``bytes.lower``; None when there is no prefilter for it."""
     if not needle or "\n" in needle:
         return None
+    drawn = not _DRAWN.keys().isdisjoint(needle)
+    if drawn and (" " in needle or "\\" in needle):
+        return None  # (drawn inert, a tab is spaces, a hidden mark an escape: read all)
     choices: list[list[bytes]] = []
     for char in needle:
         raw = char.encode("utf-8", "surrogatepass")
-        if char in ('"', "\\"):
+        if drawn and char in _DRAWN:
+            control = _DRAWN[char]
+            choices.append([raw, control.encode(), *[_SHORT[c] for c in (control,) if c in _SHORT]])
+        elif char in ('"', "\\"):
             choices.append([_SHORT[char]])
         elif char in _SHORT:
             choices.append([raw, _SHORT[char]])

@@ -325,7 +325,7 @@ class Subagent:
         if self.unnamed:
             return "its file is not known"
         if self.no_file_name:
-            return "its id is not a file name (no file looked for)"
+            return "its id is not a file name, so no file was looked for"
         return "its file is not there"
 
     @property

@@ -102,6 +102,14 @@ def not_timed(op: ToolOp) -> str | None:
     return "its start is not in the file" if op.started is None else "the file does not time it"
 
 
+def took_said(op: ToolOp) -> str:
+    """How long ``op`` took as an export's cell says it, by the viewer's rule: ``op_took``
+    (``duration_text``), ``?`` where the file does not time one ended (``not_timed``),
+    else "" (not ended)."""
+    took = duration_text(op_took(op))
+    return "?" if not took and not_timed(op) else took
+
+
 def _one_line(op: ToolOp) -> bool:
     """Its call is its end: one line, no result (settled by its own status)."""
     return op.started is not None and op.started == op.ended and op.result_line is None
@@ -146,4 +154,4 @@ def _run(runs: Sequence[Run], run_id: str | None) -> Run | None:
     return None
 
 
-__all__ = ["RanAtLeast", "not_timed", "op_took", "ran_at_least", "ran_by_call"]
+__all__ = ["RanAtLeast", "not_timed", "op_took", "ran_at_least", "ran_by_call", "took_said"]

@@ -358,8 +358,10 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
 
             summary.format = unmarked
             raise first_line_refused(where, 1, head.split(b"\n", 1)[0])
-        if name is None:
-            summary.reason = "empty" if not head.strip() else not_a_transcript()
+        if name is None:  # (empty as every command says it: past a mark, white space)
+            from .views import blank_file
+
+            summary.reason = "empty" if blank_file(where) else not_a_transcript()
             return
         summary.format = name
         first = records[0]  # (a format claimed the head: its first record is an object)

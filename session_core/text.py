@@ -114,11 +114,27 @@ _ONE_LINE_CONTROLS = _pattern(ONE_LINE_TABLE)
 _NAME_CONTROLS = _pattern(NAME_TABLE)
 
 
+# A run of zero-width joiners that begins the text, a line or a word (after white space)
+# joins nothing there: shown as its escapes, as an invisible mark is. Rich 15 measures a
+# word led by two of them before a wide character shorter than it cuts it, and fails
+# cutting it (``IndexError`` in ``set_cell_size``; its wrap starts each line at a word).
+# One after any other character (an emoji sequence's, a script's) stays.
+_LONE_JOINERS = re.compile("(?<![^\\s])\u200d+")
+
+
+def _joiners_shown(found: re.Match[str]) -> str:
+    return "\\u200d" * len(found.group())
+
+
 def _mapped(text: str, table: dict[int, str], pattern: re.Pattern[str], common: str) -> str:
     """``text.translate(table)``, quickly. ``translate`` is quick on ASCII text that maps to
     itself; elsewhere (any non-ASCII text, a tab's four spaces, a newline's mark) it looks
     each character up (a third of a big export's time), where ``pattern`` finds the few
-    that change. ``common``: the ASCII characters of the table that text often holds."""
+    that change. ``common``: the ASCII characters of the table that text often holds.
+    Every table's text is drawn: a run of zero-width joiners that joins nothing is shown
+    as its escapes (``_LONE_JOINERS``) on every path."""
+    if "\u200d" in text:  # (rare: looked for only then)
+        text = _LONE_JOINERS.sub(_joiners_shown, text)
     if text.isascii() and not any(c in text for c in common):
         return text.translate(table)
     return pattern.sub(lambda m: table[ord(m.group())], text)
@@ -130,8 +146,8 @@ def inert(text: object) -> str:
     C0 controls (but ``\\n``) become Control Pictures (ESC is ``␛``, CR is
     ``␍``), a tab becomes four spaces, DEL is ``␡``, C1 controls are written
     as ``\\x9b``-style escapes, and bidi overrides / invisible marks as
-    ``\\u202e``-style escapes, as is a zero-width joiner that begins a line (it joins
-    nothing there). A non-string is shown by its ``str()``;
+    ``\\u202e``-style escapes, as is a run of zero-width joiners that begins the text, a
+    line or a word (it joins nothing there). A non-string is shown by its ``str()``;
     ``None`` is empty. The result contains no character below U+0020 except
     ``\\n``, and applying ``inert`` again changes nothing.
     """
@@ -139,20 +155,7 @@ def inert(text: object) -> str:
         return ""
     if not isinstance(text, str):
         text = str(text)
-    shown = _mapped(text, CONTROL_TABLE, _CONTROLS, "\t")
-    if "\u200d" in shown:  # (rare: looked for only then)
-        shown = _LEADING_JOINERS.sub(_joiners_shown, shown)
-    return shown
-
-
-# A zero-width joiner that begins a line joins nothing there: shown as its escape, as an
-# invisible mark is (Rich measures a line led by two of them before a wide character
-# shorter than it cuts it, and fails cutting it: ``IndexError`` in ``set_cell_size``).
-_LEADING_JOINERS = re.compile("^\u200d+", re.MULTILINE)
-
-
-def _joiners_shown(found: re.Match[str]) -> str:
-    return "\\u200d" * len(found.group())
+    return _mapped(text, CONTROL_TABLE, _CONTROLS, "\t")
 
 
 def copied(text: str) -> str:

@@ -249,3 +249,23 @@ def test_peek_says_what_check_says_of_a_file_no_format_claims(
     assert result.error == f"{path}: {reason}" and result.format is None
     code, out, _ = run_cli(capsys, "peek", str(path))
     assert code == 1 and orjson.loads(out)["error"] == f"{path}: {reason}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"", b"\n\n", b"\xef\xbb\xbf", b"\xef\xbb\xbf\n\n", b"\xef\xbb\xbf \r\n\t\n", NO_BREAK],
+)
+def test_the_browser_calls_empty_what_check_calls_empty(tmp_path: Path, text: bytes) -> None:
+    """The browser's row of a file of a mark and white space alone (Unicode's too) says
+    "empty", by the rule ``check`` goes by (``views.blank_file``); it tested the head's
+    bytes with the mark on, and said "its first line is neither …" (review 1, item 2)."""
+    from session_core.scan import scan_file
+    from session_core.views import unclaimed
+
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(text)
+    assert "is empty" in str(unclaimed(str(path)))
+    summary = scan_file(path)
+    assert (summary.status, summary.reason) == ("not-a-transcript", "empty")
+    path.write_bytes(text + b"[1, 2]\n")
+    assert scan_file(path).reason != "empty"

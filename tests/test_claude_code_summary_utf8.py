@@ -76,3 +76,20 @@ def test_a_summary_is_held_as_utf8_and_read_as_written(tmp_path: Path) -> None:
         )
     for bd in live.builder.boundaries:  # type: ignore[attr-defined]
         _no_summary_str(bd)
+
+
+def test_a_summary_whose_line_changed_on_disk_says_so(tmp_path: Path) -> None:
+    """The file written over after it was read (every line one down): each summary says
+    its line changed, as its item does, and the export's summary block says it too; it
+    was "", and its Diff row and export block went unsaid (review 1, item 3)."""
+    from session_core.exportdoc import TextBlock
+    from session_core.exportdoc_model import _compaction_items
+    from session_core.parts import CHANGED
+
+    path = _session(tmp_path / "s.jsonl", 2)
+    t = open_transcript(str(path))
+    path.write_bytes(b'{"type":"x"}\n' + path.read_bytes())
+    compactions = [c for c in t.compactions if c.kind == "compaction"]
+    assert compactions and all(c.summary == CHANGED for c in compactions)
+    said = [b.body for b in _compaction_items(t) if isinstance(b, TextBlock)]
+    assert said == [CHANGED] * len(compactions) + ["Context microcompacted"]  # (kept)

@@ -93,3 +93,28 @@ def test_a_plain_term_folds_as_before() -> None:
     assert folder(fold("hello")) is fold
     assert folder(fold("␛[31m")) is not fold
     assert holds("x\x1b[0m", "␛[0m") and holds("x\x7f", "␡") and not holds("x\n", "␊")
+
+
+def test_the_byte_skip_keeps_a_line_holding_a_control_as_its_line_writes_it(
+    tmp_path: Path,
+) -> None:
+    """``Items.find``'s default skip by bytes (``line_filter.encodings``): a CR, a
+    backspace and a form feed are written as JSON's short escapes (``\\r``), a DEL raw;
+    a term of their pictures (``␍``, ``␈``, ``␌``, ``␡``) finds their line, as the search
+    that skips none does (it skipped it: review 1, item 5)."""
+    content = "a\r\nb bs\bd ff\fe del\x7ff"
+    lines = [{"id": "m", "payload": {"agent": "t"}, "ts": TS, "type": "session-meta"}]
+    for n, said in enumerate(["hello", content, "bye"]):
+        payload = {"content": said, "role": "user"}
+        lines.append({"id": f"id{n}", "payload": payload, "ts": TS, "type": "message"})
+    path = tmp_path / "v1.jsonl"
+    path.write_bytes(b"".join(orjson.dumps({**line, "v": 1}) + b"\n" for line in lines))
+    assert b"\\r\\nb bs\\bd ff\\fe del\x7ff" in path.read_bytes()
+    items = open_transcript(path).messages
+    assert isinstance(items, Items)
+    for term in ("␍", "a␍", "␈d", "␌e", "␡", "del␡f", "␍⏎b"):
+        needle = fold(term)
+        assert items.find(needle) == find(list(items), needle), term
+        if "⏎" not in term:  # (a newline is no picture inert draws)
+            assert items.find(needle) == [1], term
+    assert items.find(fold("␛")) == []

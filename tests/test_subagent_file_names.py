@@ -60,12 +60,12 @@ def test_an_id_that_is_no_file_name_says_so_not_that_its_file_is_missing(
     )
     sub = {s.id: s for s in open_transcript(path).subagents}[agent]
     assert sub.path is None and not sub.read
-    assert sub.where == "its id is not a file name (no file looked for)"
+    assert sub.where == "its id is not a file name, so no file was looked for"
     row = next(line for line in export(path, "md").splitlines() if line.startswith(f"| {agent} |"))
     assert "not there" not in row and "its id is not a file name" in row, row
     entries = [text for _style, text in subagent_entries(sub, 0, None, str(path))]
     assert "its file: none, its id is not a file name" in entries, entries
-    assert "usage: unknown (its id is not a file name (no file looked for))" in entries
+    assert "usage: unknown (its id is not a file name, so no file was looked for)" in entries
 
 
 async def test_enter_on_an_id_that_is_no_file_name_says_so(tmp_path: Path) -> None:

@@ -116,3 +116,40 @@ async def test_a_cell_an_edge_cuts_says_so() -> None:
         await pilot.pause()
         row = next(line for line in screen_lines(app) if "#0" in line)
         assert "#0       …ww" in row and row.rstrip().endswith("w   0.05s"), row
+
+
+class WideApp(App[None]):
+    """A table of wide characters that its edges cut in the middle of one."""
+
+    def __init__(self, word: int) -> None:
+        super().__init__()
+        self.word = word
+
+    def compose(self) -> ComposeResult:
+        columns = [("n", "n", 8), ("word", "word", self.word), ("wide", "wide", 12)]
+        yield VirtualTable(columns, self.cells, id="t", fixed_columns=1)
+
+    def cells(self, index: int) -> list[Text]:
+        return [Text(f"#{index}"), Text("日本語" * 7), Text("日本語日本語")]
+
+    def on_mount(self) -> None:
+        self.query_one(VirtualTable).set_row_count(5)
+
+
+async def test_an_edge_through_a_wide_character_marks_beside_the_text() -> None:
+    """Where an edge cuts a wide character, the ``…`` is beside the text, the cut
+    character's other cell blank at the edge: it left a stray blank between the text
+    and the mark (``日本語 …``, review 1, item 6)."""
+    app = WideApp(39)
+    async with app.run_test(size=(60, 8)) as pilot:
+        await pilot.pause()
+        row = next(line for line in screen_lines(app) if "#0" in line).rstrip()
+        assert row.endswith("  日本語…") and "語 …" not in row, row
+    app = WideApp(40)
+    async with app.run_test(size=(40, 8)) as pilot:
+        await pilot.pause()
+        table = app.query_one(VirtualTable)
+        table.scroll_to(x=5, animate=False, immediate=True)  # (the edge mid-日)
+        await pilot.pause()
+        row = next(line for line in screen_lines(app) if "#0" in line).rstrip()
+        assert "…日本語" in row and "… 日" not in row and "日 …" not in row, row

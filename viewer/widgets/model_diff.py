@@ -121,8 +121,7 @@ class ModelDiff(Sequence[Entry]):
                     f"{' · ' + trigger if trigger else ''}{tokens}",
                 ),
             ]
-            if compaction.summary:
-                summary = compaction.summary
+            if summary := compaction.summary:  # (asked once: it may read its line again)
                 self._whole[self._n + len(rows)] = summary
                 rows.append(("italic", _summary_row(summary)))
             if compaction.unsent:  # (not "folded: 0 items": what it folds is not known yet)

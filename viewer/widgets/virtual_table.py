@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -378,23 +379,38 @@ class VirtualTable(LineList):
         first (a cell whose text ends before the edge is whole on screen)."""
         for start, end in self._spans:
             if start < right < end and right > left and strip.crop(right, end).text.strip():
-                strip = _marked(strip, right - 1)
+                # (the edge's cell the second half of a wide character: the mark in its
+                # first, beside the text, and the edge's cell blank)
+                if _wide_at(strip, right - 2):
+                    strip = _marked(strip, right - 2, "… ")
+                else:
+                    strip = _marked(strip, right - 1, "…")
             if (
                 left
                 and start < left < end
                 and left < right
                 and strip.crop(start, left).text.strip()
             ):
-                strip = _marked(strip, left)
+                # (a wide character from the edge's cell on: the edge's cell blank, and
+                # the mark in its second half, beside the text)
+                strip = _marked(strip, left, " …" if _wide_at(strip, left) else "…")
         return strip
 
 
-def _marked(strip: Strip, x: int) -> Strip:
-    """``strip`` with cell ``x`` an ``…`` in that cell's style."""
+def _wide_at(strip: Strip, x: int) -> bool:
+    """Does one wide character take cells ``x`` and ``x + 1`` of ``strip``?"""
+    piece = strip.crop(x, x + 2).text if x >= 0 else ""
+    return len(piece) == 1 and cell_len(piece) == 2
+
+
+def _marked(strip: Strip, x: int, said: str) -> Strip:
+    """``strip`` with the cells from ``x`` on (one a character of ``said``) ``said``, the
+    ``…`` mark (with a blank: where a wide character stood, cut, it left a stray blank
+    cell beside the mark), in the style of cell ``x``."""
     cell = list(strip.crop(x, x + 1))
     style = cell[0].style if cell else None
-    mark = Strip([Segment("…", style)], 1)
-    return Strip.join([strip.crop(0, x), mark, strip.crop(x + 1, strip.cell_length)])
+    mark = Strip([Segment(said, style)], len(said))
+    return Strip.join([strip.crop(0, x), mark, strip.crop(x + len(said), strip.cell_length)])
 
 
 def _text(label: str | Text) -> Text:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...model import Compaction
+from ...parts import CHANGED
 
 if TYPE_CHECKING:
     from ...column_items import ItemIds
@@ -81,7 +82,13 @@ class PackedSummary(Compaction):
         column = self.column
         if column is None:
             return self.utf8.decode("utf-8", "surrogatepass")
-        return "\n".join(p.text for p in column.parts_of(self.at) if p.kind == "text")
+        # (its line's text parts; a line no longer that line is said to be, as its item
+        # says it: the summary was "", and its Diff row and export block went unsaid)
+        return "\n".join(
+            p.text
+            for p in column.parts_of(self.at)
+            if p.kind == "text" or (p.kind == "other" and p.text == CHANGED)
+        )
 
     @summary.setter
     def summary(self, text: str) -> None:

@@ -1,0 +1,53 @@
+"""The exports time a tool operation by the viewer's one rule (``op_running.took_said``):
+its writer's timing, else its lines' times apart (a v1 settle with no ``duration``), else
+``?`` for one ended that its file does not time (a Codex web search, one line); they
+went by the writer's timing alone, and left the cell blank (review 1, item 4)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codex_writer import RolloutWriter
+
+from session_core import Session, open_transcript
+from session_core.export import export
+from session_core.op_running import took_said
+
+T0 = "2026-01-01T00:00:00Z"
+
+
+def _took_cells(path: Path, tool: str) -> list[str]:
+    """The duration cell of each ``tool`` row of the md export's operations table."""
+    text = export(path, "md")
+    lines = text.split("## Tool operations", 1)[1].splitlines()
+    header = next(line for line in lines if line.startswith("| state |"))
+    at = [cell.strip() for cell in header.split(" | ")].index("duration")
+    rows = [line for line in lines if line.startswith(f"| completed | {tool} |")]
+    return [row.split(" | ")[at].strip() for row in rows]
+
+
+def test_a_v1_settle_without_duration_is_timed_by_its_lines(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as session:
+        op = session.append_tool_dispatched("c1", "shell", {"cmd": "ls"})
+        session.append_tool_settled(op, "completed")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for record in records:  # (every line at one time, but the settle's, 2.5 s on)
+        record["ts"] = "2026-01-01T00:00:02.500Z" if record is records[-1] else T0
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    (viewed,) = open_transcript(path).tool_operations
+    said = took_said(viewed)
+    assert said == "2.5s"  # (its dispatch and settle times apart)
+    assert _took_cells(path, "shell") == [said]
+    assert f"<td>{said}</td>" in export(path, "html")
+
+
+def test_a_web_search_written_once_done_says_question_mark(tmp_path: Path) -> None:
+    path = tmp_path / "search.jsonl"
+    w = RolloutWriter(path)
+    w.session_meta()
+    w.message("user", "look it up")
+    w.web_search("completed", "python 3.13")
+    w.message("assistant", "found")
+    assert _took_cells(path, "web\\_search") == ["?"]
