@@ -8,14 +8,18 @@ own)"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import orjson
 import pytest
 from helpers import follow_into, for_screen, neutral, run_cli, screen_text
 
 from session_core import open_transcript
 from session_core.agentgo import AgentGoSession
 from session_core.formats import AGENTGO, by_name
+from session_core.model import Item
+from session_core.times import epoch
 from viewer.screens.model_screen import ModelScreen
 
 opened, _shows = for_screen(ModelScreen, (120, 30))
@@ -83,3 +87,58 @@ async def test_the_timeline_and_the_raw_view_show_it(tmp_path: Path) -> None:
         await pilot.pause(0.2)
         text = screen_text(app)
         assert "x-fuzz-19" in text and "[bold]a note[/]" in text
+
+
+def _ended_with(path: Path, last: str) -> Path:
+    """Messages (one of them past the skim's size), then, written after the last of them,
+    a record ``last``: of a type the reader does not know, misshapen (its data a list),
+    a failed run's ``agent_end``, or a big record of a known type that makes no row."""
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("agent_start", {})
+        for n in range(6):
+            run.record("message_end", {"message": _text("user", f"ask {n} " + "x" * 9000 * n)})
+        run.record("x-fuzz-19", {"n": 1})  # (one inside the window too)
+        run.record("message_end", {"message": _text("assistant", "done")})
+        if last == "unknown":
+            run.record("x-fuzz-19", {"said": "y" * 20_000})
+        elif last == "misshapen":
+            run.record("turn_end", {"turn_index": 0})
+        elif last == "failed":
+            run.record("agent_end", {"error": "the model went away"})
+        else:
+            run.record("context_projected", {"messages": [_text("user", "z" * 20_000)]})
+    if last == "misshapen":
+        lines = path.read_bytes().splitlines(keepends=True)
+        at = next(n for n, raw in enumerate(lines) if b'"turn_end"' in raw)
+        record = orjson.loads(lines[at])
+        record["data"] = ["w" * 20_000]  # (past the skim's size: its envelope says)
+        lines[at] = orjson.dumps(record) + b"\n"
+        path.write_bytes(b"".join(lines))
+    return path
+
+
+@pytest.mark.parametrize("last", ["unknown", "misshapen", "failed", "no row"])
+def test_the_end_read_alone_has_the_whole_read_s_rows_and_last_time(
+    tmp_path: Path, last: str
+) -> None:
+    """A big file's first screen reads its end alone (``tail``), and a piped copy's mtime is
+    its ``written_at``: it read message_end lines only, so a record kept raw (or a failed
+    run's row) written after the last message was not on it, and the file's last time
+    was that message's, not the whole read's."""
+    path = _ended_with(tmp_path / "s.jsonl", last)
+    fmt = by_name(AGENTGO)
+    whole = fmt.open(path)
+    end = fmt.tail(path)
+    assert end is not None
+
+    def rows(items: Sequence[Item]) -> list[tuple[str, str, str, str | None, str]]:
+        return [(i.id, i.kind, i.role, i.ts, i.parts[0].text) for i in items]
+
+    assert rows(end.raw) == rows(whole.raw[-len(end.raw) :])
+    assert len(end.raw) == len(whole.raw)  # (the window is the whole file here)
+    kinds = {"unknown": "record", "misshapen": "record", "failed": "error", "no row": "message"}
+    assert end.raw[-1].kind == kinds[last]
+    assert end.last_time() == whole.last_time() == end.raw[-1].ts
+    stamp = fmt.written_at(path)
+    assert stamp is not None and stamp == pytest.approx(epoch(whole.last_time()), abs=1e-3)

@@ -104,6 +104,23 @@ def skim_request(raw: bytes | memoryview) -> dict[str, Any] | None:
         return None
 
 
+def skim_envelope(raw: bytes) -> tuple[Any, Any, Any, bool] | None:
+    """A line's ``type``, ``run_id``, ``execution`` and whether its ``data`` is an object,
+    none of its data built (a big line's bulk). None: not one simdjson takes, or a key
+    repeated (orjson keeps the last, simdjson's lookup the first): to be parsed whole."""
+    if raw[:3] == _BOM:
+        return None
+    parser = _PARSERS.parser if len(raw) <= _OWN_PARSER_OVER else simdjson.Parser()
+    try:
+        doc = parser.parse(raw)
+        if not isinstance(doc, simdjson.Object) or _unique_keys(doc) is None:
+            return None
+        said = tuple(_plain(doc.get(key)) for key in ("type", "run_id", "execution"))
+        return (*said, isinstance(doc.get("data"), simdjson.Object))
+    except (ValueError, RuntimeError):  # not JSON, not UTF-8, or beyond simdjson's limits
+        return None
+
+
 def parse_record(raw: bytes, number: int, path: str, skim: bool = False) -> dict[str, Any]:
     """One complete line's record; ``skim``: a big model_request may come back with only
     its config in its data (``skim_request``), when the caller can read it again."""
