@@ -52,10 +52,10 @@ def _as_the_view_takes(raw: bytes) -> dict[str, Any] | None:
     if not isinstance(value, dict) or value.get("type") != "model_request":
         return None
     data = value.get("data")
-    if data is not None and not isinstance(data, dict):
+    if not isinstance(data, dict):  # (missing or null too: misshapen, kept raw)
         return None
     record = {key: found for key in ENVELOPE if (found := value.get(key)) is not None}
-    config = (data or {}).get("config")
+    config = data.get("config")
     record["data"] = {} if config is None else {"config": config}
     return record
 
@@ -129,6 +129,8 @@ def test_what_the_skim_declines_is_left_to_orjson() -> None:
         LINE.replace(b'"messages":[', b'"messages":["\xff",', 1),
         LINE.replace(b'"type":"model_request"', b'"type":"model_response"'),
         LINE.replace(b'"data":{', b'"data":[{', 1)[:-1] + b"]}",
+        LINE.replace(b'"data":{', b'"data":null,"x":{', 1),  # misshapen: parsed whole
+        LINE.replace(b'"data":{', b'"x":{', 1),  # no data: the same
     ):
         assert skim_request(raw) is None, raw[:80]
 

@@ -75,10 +75,8 @@ def _envelope(doc: simdjson.SimValue) -> dict[str, Any] | None:
         if key in _ENVELOPE and (value := doc[key]) is not None:
             record[key] = _plain(value)
     data = doc.get("data")
-    if data is None:
-        record["data"] = {}
-        return record
     if not isinstance(data, simdjson.Object) or _unique_keys(data) is None:
+        # (a data missing or null too: misshapen, as the parse path's ``shape`` says)
         return None
     config = data.get("config")
     record["data"] = {} if config is None else {"config": _plain(config)}
