@@ -195,8 +195,10 @@ def _usage_rows(tally: UsageTally) -> Table:
 def _usage_fact(tally: UsageTally) -> str:
     """The summary's usage row, in every format the header's words (``usage_totals.Usage
     .describe``): ``279,538 tok (68,861 in + 12,491 out + 198,186 cache read) · $0.4534 ·
-    17 of 18 responses reported``, each qualifier said once."""
-    return Neutral.of_totals(tally.transcript).describe()
+    17 of 18 responses reported``, each qualifier said once; ``none (no model response)``
+    where none was made (v1's and agentgo's tallies count a response for every model
+    output: none counted, none made)."""
+    return Neutral.of_totals(tally.transcript).describe(none_made=True)
 
 
 # A message's usage line (after "usage: ") where its response reported none: every format's.

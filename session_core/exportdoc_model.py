@@ -103,7 +103,7 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     last = transcript.last_time()
     if last is not None:  # (when the file was last written to, as its lines say)
         facts.append(("last line's time", last))
-    facts.append(("usage", transcript.usage.describe()))
+    facts.append(("usage", transcript.usage.describe(transcript.made_no_response())))
     if transcript.resumed is not None:  # (its usage holds the copied history: the header's words)
         facts.append(("resumed", transcript.resumed.said(as_own=True)))
     meta = transcript.meta

@@ -52,6 +52,16 @@ _SHOWN_AS_READ = frozenset({"message", "compaction", "run-context", "grants", "e
 _NOT_SHOWN = frozenset({"session-meta", "tool-dispatched", "tool-settled"})
 
 
+class _Settled(ToolOp):
+    """A v1 operation as the timing rule reads it: its dispatch and its settle are lines
+    of their own (``V1Op.one_line``), so at one time it took ``0s``, not ``?``."""
+
+    __slots__ = ()
+
+    def one_line(self) -> bool:
+        return False
+
+
 class _V1(V1Index):
     """Builds a v1 document as it is rendered, from its index (``V1Index``): a
     message's text (or an answer's, for its call's preview) is read again by its span
@@ -289,7 +299,7 @@ class _V1(V1Index):
         settled = op.get("settled-at")
         if settled is None:
             return ""
-        timed = ToolOp(  # (what the rule reads of it; settled: an end, its state no matter)
+        timed = _Settled(  # (what the rule reads of it; settled: an end, its state no matter)
             _s(op.get("call-id")),
             _s(op.get("tool")),
             "completed",

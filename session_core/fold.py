@@ -76,14 +76,18 @@ def fold(text: str) -> str:
 # What ``text.inert`` draws a C0 control (but a newline) or DEL as: the Control Pictures
 # (ESC ``␛``, CR ``␍``, DEL ``␡``). A term holding one is a control as the screen shows it.
 _PICTURES = frozenset(map(chr, range(0x2400, 0x2420))) - {"\u240a"} | {"\u2421"}
+# What ``text.inert`` draws a zero-width joiner that joins nothing as (one of a run at a
+# text's, a line's or a word's start): a term holding it, typed, is looked for as drawn.
+JOINER_DRAWN = "\\u200d"
 
 
 def folder(needle: str) -> Callable[[str], str]:
     """How a search of the folded ``needle`` folds each text it looks in: ``fold``; for
     a needle holding a control picture, the text drawn inert first (``inert``: ESC
     ``␛``), so that a term as the screen shows it, and as ``c`` copies it, is found
-    (``/␛[31m``) in the text as written (an ESC). Only such a needle pays for it."""
-    return fold if _PICTURES.isdisjoint(needle) else _fold_inert
+    (``/␛[31m``) in the text as written (an ESC); likewise a needle holding a joiner as
+    drawn (``JOINER_DRAWN``). Only such a needle pays for it."""
+    return fold if _PICTURES.isdisjoint(needle) and JOINER_DRAWN not in needle else _fold_inert
 
 
 def _fold_inert(text: str) -> str:
@@ -145,4 +149,13 @@ def _folded_with_origin(text: str) -> tuple[str, list[int], list[int]]:
     return "".join(out), origin, ends
 
 
-__all__ = ["BESIDE_ASCII", "FOLD_TO_ASCII", "fold", "holds", "spans", "unfolded", "unfolds_in"]
+__all__ = [
+    "BESIDE_ASCII",
+    "FOLD_TO_ASCII",
+    "JOINER_DRAWN",
+    "fold",
+    "holds",
+    "spans",
+    "unfolded",
+    "unfolds_in",
+]

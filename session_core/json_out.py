@@ -159,7 +159,27 @@ def _shown_pattern() -> re.Pattern[bytes]:
     from .text import INVISIBLE, TAGS  # (text needs this module: imported when asked)
 
     chars = ["\x7f", *INVISIBLE, *map(chr, TAGS)]
-    return re.compile(b"|".join(re.escape(char.encode()) for char in chars))
+    shown = [re.escape(char.encode()) for char in chars]
+    # A run of zero-width joiners that joins nothing (``text._LONE_JOINERS``: at a text's
+    # start, or after white space), as JSON writes what comes before it: a string's
+    # opening quote, or a white space character, raw or escaped (``\n``, ``\u001c``).
+    # (A joiner after an escaped quote or backslash is escaped too: the same string.) The
+    # joiner is matched first, what is before it looked at then: never at every byte.
+    joiner = "\u200d".encode()
+    before = [b'"', *(_JSON_FORM[char] for char in _SPACES)]
+    after = b"|".join(b"(?<=%s)" % re.escape(form + joiner) for form in before)
+    shown.append(b"%s(?:%s)(?:%s)*" % (joiner, after, joiner))
+    return re.compile(b"|".join(shown))
+
+
+# The white space characters (what a regular expression's ``\s`` is), as JSON writes each.
+_SPACES = [chr(code) for code in range(0x3001) if chr(code).isspace()]
+_JSON_FORM = {
+    char: {"\t": b"\\t", "\n": b"\\n", "\f": b"\\f", "\r": b"\\r"}.get(
+        char, b"\\u%04x" % ord(char) if ord(char) < 0x20 else char.encode()
+    )
+    for char in _SPACES
+}
 
 
 def _json_escape(match: re.Match[bytes]) -> bytes:

@@ -25,7 +25,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
-from .fold import BESIDE_ASCII, unfolded, unfolds_in
+from .fold import BESIDE_ASCII, JOINER_DRAWN, unfolded, unfolds_in
 from .text import CONTROL_TABLE
 
 MAX_ENCODINGS = 64  # a term with more ways of being written is searched without a prefilter
@@ -44,8 +44,8 @@ _ASCII = bytes(range(0x80))
 def encodings(needle: str) -> list[bytes] | None:
     """Every way a JSON string may hold the folded ``needle`` but for ``\\u`` escapes,
     as bytes after ``bytes.lower``; None when there is no prefilter for it."""
-    if not needle or "\n" in needle:
-        return None
+    if not needle or "\n" in needle or JOINER_DRAWN in needle:
+        return None  # (a joiner as drawn: its line holds the joiner, not the escape)
     drawn = not _DRAWN.keys().isdisjoint(needle)
     if drawn and (" " in needle or "\\" in needle):
         return None  # (drawn inert, a tab is spaces, a hidden mark an escape: read all)

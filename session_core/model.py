@@ -418,6 +418,11 @@ class Transcript:
     header_timed_alone: bool = False
     resumed: Resumed | None = None  # a resumed session's file: its copied lines' usage
 
+    def made_no_response(self) -> bool:
+        """No model response could have reported (``usage_totals.NO_RESPONSE``): none
+        counted, and no turn says the model answered (a Codex one with no report)."""
+        return self.usage.unrequested and not any(run.answered for run in self.runs)
+
     def last_time(self, look: int = LAST_LOOK) -> str | None:
         """The timestamp (as written) of the file's last line that has one, among the last
         ``look`` items, or lines (``line_ends``; a writer's bookkeeping lines may have

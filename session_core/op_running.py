@@ -86,7 +86,7 @@ def op_took(op: ToolOp) -> float | None:
     between them would time nothing)."""
     if op.duration is not None:
         return op.duration
-    if op.ended is None or _one_line(op):
+    if op.ended is None or op.one_line():
         return None
     return seconds_between(op.started, op.ended)
 
@@ -97,7 +97,7 @@ def not_timed(op: ToolOp) -> str | None:
     reads as a column not filled."""
     if (op.ended is None and op.state not in ANSWERED_UNSETTLED) or op_took(op) is not None:
         return None
-    if _one_line(op):
+    if op.one_line():
         return "its call was written once it was done: its start is not in the file"
     return "its start is not in the file" if op.started is None else "the file does not time it"
 
@@ -108,11 +108,6 @@ def took_said(op: ToolOp) -> str:
     else "" (not ended)."""
     took = duration_text(op_took(op))
     return "?" if not took and not_timed(op) else took
-
-
-def _one_line(op: ToolOp) -> bool:
-    """Its call is its end: one line, no result (settled by its own status)."""
-    return op.started is not None and op.started == op.ended and op.result_line is None
 
 
 def _shown(op: ToolOp, runs: Sequence[Run], last_time: str | None) -> RanAtLeast | None:

@@ -155,6 +155,13 @@ class ToolOp:
         settle line: its error and reason), which its detail shows; "" where nothing."""
         return ""
 
+    def one_line(self) -> bool:
+        """Its call is its end: one line written once it was done, no result (a Codex
+        ``web_search_call``, settled by its own status), so its start is not in the file.
+        Told by its start and end at one time; a format whose call and end are always
+        lines of their own (v1's dispatch and settle) says no."""
+        return self.started is not None and self.started == self.ended and self.result_line is None
+
     def to_json(self) -> dict[str, Any]:
         return op_json(
             self.call_id,

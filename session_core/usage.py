@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from .message_usage import MessageUsage, agentgo_usage, exec_end_usage
 from .text import cost_text
+from .usage_totals import NO_RESPONSE
 
 if TYPE_CHECKING:
     from .agentgo.stored import Committed
@@ -107,7 +108,7 @@ def _describe(value: str | None, usage: Usage, cost: bool = False) -> str:
     any usage, how many their tokens in part, and of those that reported, how many were
     priced (those that reported nothing are said apart, not as a price missing)."""
     if usage.turns == 0:
-        return "unknown (no responses)" if value is None else value
+        return NO_RESPONSE if value is None else value
     # ("responses": a turn of agentgo's is several model calls, each one reporting)
     notes = []
     if cost and usage.reported and usage.cost_reported < usage.reported:

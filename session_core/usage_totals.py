@@ -14,6 +14,12 @@ from .text import cost_text
 if TYPE_CHECKING:
     from . import usage as tallies
 
+# A total no response could have reported in (none made: a file with no model request, or
+# whose every call the API refused): not unknown, as one that reported nothing is. Said
+# where its caller knows none was made (``none_made``: no response counted, and none of
+# its turns says the model answered, ``Transcript.made_no_response``).
+NO_RESPONSE = "none (no model response)"
+
 
 @dataclass(slots=True)
 class Usage:
@@ -140,13 +146,13 @@ class Usage:
         """A known cost that leaves out responses that reported none, or had no price."""
         return self.cost is not None and self.cost_reported < self.responses
 
-    def describe(self) -> str:
+    def describe(self, none_made: bool = False) -> str:
         """``12,345 tok (1,000 in + 345 out + 11,000 cache) · $0.0210``, or ``unknown``."""
-        return self._described(breakdown=True)
+        return " · ".join(self.described_parts(breakdown=True, none_made=none_made))
 
-    def brief(self) -> str:
+    def brief(self, none_made: bool = False) -> str:
         """``12,345 tok · $0.0210`` (no breakdown), or ``unknown``."""
-        return self._described(breakdown=False)
+        return " · ".join(self.described_parts(breakdown=False, none_made=none_made))
 
     def breakdown(self) -> str:
         """``1,000 in + 345 out + 11,000 cache read`` (the counts reported)."""
@@ -168,15 +174,15 @@ class Usage:
             self.cache_write_tokens,
         )
 
-    def _described(self, *, breakdown: bool) -> str:
-        return " · ".join(self.described_parts(breakdown=breakdown))
-
-    def described_parts(self, *, breakdown: bool = True) -> list[str]:
+    def described_parts(self, *, breakdown: bool = True, none_made: bool = False) -> list[str]:
         """What ``describe`` (``brief``, without ``breakdown``) says, part by part: a
         narrow header breaks its line between them, never inside one (a cost cut to
-        ``$9.8…`` at 80 columns)."""
+        ``$9.8…`` at 80 columns). ``none_made``: no model response was made (its caller
+        knows, ``NO_RESPONSE``), where none is counted."""
         tokens = self.tokens
         if tokens is None:  # (a cost reported alone is still said)
+            if none_made and self.unrequested:
+                return [NO_RESPONSE]
             return ["unknown"] if self.cost is None else ["tokens unknown", self.describe_cost()]
         parts = [f"{tokens:,} tok ({self.breakdown()})" if breakdown else f"{tokens:,} tok"]
         parts.append(self.describe_cost())

@@ -21,9 +21,9 @@ USAGE = {"input_tokens": 3075, "output_tokens": 611, "cache_read_tokens": 1878, 
 ANSWER = {"kind": "assistant", "content": [{"type": "text", "text": "done"}]}
 
 
-def _write(path: Path, failed: dict[str, Any]) -> Path:
+def _write(path: Path, failed: dict[str, Any], only: bool = False) -> Path:
     """A run whose model call's first attempt ends with ``failed``, retried, the second
-    answering with ``USAGE``."""
+    answering with ``USAGE`` (``only``: not retried, the run ends in that error)."""
     records: list[dict[str, Any]] = []
 
     def add(kind: str, data: dict[str, Any], attempt: int | None = None) -> None:
@@ -45,6 +45,12 @@ def _write(path: Path, failed: dict[str, Any]) -> Path:
     add("turn_start", {"turn_index": 0})
     add("model_request", request, 1)
     add("model_exec_end", failed, 1)
+    if only:
+        add("turn_end", {"turn_index": 0})
+        add("agent_end", {"stop_reason": "error", "error": failed["error"]})
+        add("run_close", {})
+        path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        return path
     add("retry", {"attempt": 2, "delay_ms": 1000, "error": "429"}, 1)
     add("model_request", request, 2)
     add("model_exec_end", {"message": ANSWER, "usage": USAGE}, 2)
@@ -85,3 +91,23 @@ def test_a_refused_attempt_is_no_response(
     assert row.count("responses reported") == (0 if exact else 1)
     row = scan_file(path, live_window=0)
     assert (row.tokens, row.tokens_partial) == (3686, not exact)
+
+
+def test_a_run_whose_only_call_was_refused_made_no_response_not_usage_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its one call refused, nothing could report usage: every total says so in the
+    words of one rule (``usage_totals.NO_RESPONSE``), as its call row says "none
+    (refused: no response)" (review 2: the file said "usage unknown", the run's row
+    "unknown (no responses)")."""
+    path = _write(tmp_path / "s.jsonl", {"error": "429 rate limited"}, only=True)
+    model = by_name("agentgo-v1").open(path, writer_alive=False)
+    assert (model.usage.reported, model.usage.responses, model.usage.tokens) == (0, 0, None)
+    assert model.made_no_response()
+    _, out, _ = run_cli(capsys, "check", str(path))
+    assert out.endswith(", usage none (no model response))\n"), out
+    _, md, _ = run_cli(capsys, "export", "--format", "md", str(path))
+    assert "| usage | none \\(no model response\\) |" in md
+    (run_row,) = [line for line in md.splitlines() if line.startswith(f"| {RUN} | closed")]
+    assert run_row.count("none \\(no model response\\)") == 2  # (tokens, cost)
+    assert "| none \\(refused: no response\\) | 429" in md

@@ -467,7 +467,10 @@ def test_a_live_sessions_call_in_flight_is_no_gap(tmp_path: Path) -> None:
         run.record(
             "tool_exec_start", {"tool": "x", "tool_call_id": "c1", "args": {}}, execution=tool
         )
-        said = "agentgo-v1, 1 message committed, 1 tool operation, 1 call running, usage unknown"
+        said = (
+            "agentgo-v1, 1 message committed, 1 tool operation, 1 call running, "
+            "usage none (no model response)"  # (no model call: nothing could report)
+        )
         assert fmt.check(path) == said
         replayed = replay_any(path)
         assert replayed["gaps"] == []

@@ -142,3 +142,45 @@ def test_a_writer_that_reports_before_the_output_is_no_unknown(tmp_path: Path) -
     w.message("assistant", "answer t1")
     t = opened(Path(w.path), alive=False)
     assert (t.usage.reported, t.usage.responses, _counts(t)) == (1, 2, [(1, 1), (0, 1)])
+
+
+def test_one_report_before_its_output_does_not_make_the_whole_file_an_older_writers(
+    tmp_path: Path,
+) -> None:
+    """A report that came before its output (after a compaction) once: a later turn whose
+    last answer has no report after it still counts that response unreported (review 2:
+    the first such report switched the rule off for the rest of the file). Followed line
+    by line, the end agrees with a whole read."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    _reported_turn(w, "t0")
+    w.task_started("t1")
+    w.turn_context("t1", model=MODEL)
+    w.message("user", "prompt t1")
+    w.compacted("summary", None)
+    w.event("context_compacted")
+    _report(w, (1500, 0, 150, 0), (500, 0, 50, 0))  # (before its output)
+    w.message("assistant", "answer t1")
+    _report(w, (2500, 0, 250, 0), (1000, 0, 100, 0))
+    w.task_complete("t1")
+    w.task_started("t2")
+    w.turn_context("t2", model=MODEL)
+    w.message("user", "prompt t2")
+    w.message("assistant", "answer t2")
+    _report(w, (3500, 0, 350, 0), (1000, 0, 100, 0))
+    w.function_call("shell", {"command": ["ls"]}, "c2")
+    w.function_output("c2", "o")
+    w.message("assistant", "second answer t2: the writer died before its report")
+    path = Path(w.path)
+    whole = opened(path, alive=False)
+    assert (whole.usage.reported, whole.usage.responses) == (4, 5)  # (was 4 of 4)
+    assert whole.usage.tokens_partial
+    assert _counts(whole)[-1] == (1, 2)
+    builder = CODEX.builder(str(path))
+    for n, v, _ in read_records(str(path)):
+        builder.lines = n
+        builder.feed(v, n)
+        builder.transcript(None)  # (a snapshot after every line, as a follower takes)
+    followed = builder.transcript(None)
+    assert (followed.usage.reported, followed.usage.responses) == (4, 5)
+    assert followed.to_json() == opened(path).to_json()

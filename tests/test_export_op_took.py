@@ -12,7 +12,7 @@ from codex_writer import RolloutWriter
 
 from session_core import Session, open_transcript
 from session_core.export import export
-from session_core.op_running import took_said
+from session_core.op_running import not_timed, op_took, took_said
 
 T0 = "2026-01-01T00:00:00Z"
 
@@ -41,6 +41,26 @@ def test_a_v1_settle_without_duration_is_timed_by_its_lines(tmp_path: Path) -> N
     assert said == "2.5s"  # (its dispatch and settle times apart)
     assert _took_cells(path, "shell") == [said]
     assert f"<td>{said}</td>" in export(path, "html")
+
+
+def test_a_v1_dispatch_and_settle_at_one_time_took_0s_not_question_mark(
+    tmp_path: Path,
+) -> None:
+    """Its dispatch and settle are two lines at one time (a fast tool, a one-second
+    clock): it took 0 s, not ``?`` with "its start is not in the file" (review 2: the
+    one-line rule of a Codex web search was told by equal times alone)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as session:
+        op = session.append_tool_dispatched("c1", "shell", {"cmd": "ls"})
+        session.append_tool_settled(op, "completed")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for record in records:
+        record["ts"] = T0
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    (viewed,) = open_transcript(path).tool_operations
+    assert (op_took(viewed), not_timed(viewed), took_said(viewed)) == (0.0, None, "0s")
+    assert _took_cells(path, "shell") == ["0s"]
+    assert "<td>0s</td>" in export(path, "html")
 
 
 def test_a_web_search_written_once_done_says_question_mark(tmp_path: Path) -> None:

@@ -255,6 +255,31 @@ def test_json_on_a_screen_escapes_what_hides_or_reorders_text() -> None:
     assert terminal.getvalue() == shown and pipe.getvalue() == data
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(
+        st.sampled_from(["a", "\u200d", " ", "\n", "\t", "\u3000", "\x1c", "日", "\U0001f468"]),
+        max_size=20,
+    ).map("".join)
+)
+@example(text="hello \u200dworld")
+@example(text="\u200d\u200d日本語 x\u200dy \u200d\u200dfoo")
+def test_json_on_a_screen_escapes_a_joiner_run_that_joins_nothing_as_the_screen_does(
+    text: str,
+) -> None:
+    """A run of zero-width joiners at a text's start or after white space is escaped in
+    JSON to a terminal where every screen shows it escaped (``inert``), and only there: an
+    emoji's joiner stays (review 2: JSON wrote them raw, against the README)."""
+    import orjson
+
+    from session_core.json_out import escape_c1
+
+    data = orjson.dumps({"content": text, text: 1})
+    shown = escape_c1(data, on_screen=True)
+    assert orjson.loads(shown) == orjson.loads(data)
+    assert shown.count(b"\\u200d") == 2 * inert(text).count("\\u200d")
+
+
 _GRAPHEMES = st.lists(
     st.sampled_from(
         [

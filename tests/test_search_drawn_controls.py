@@ -118,3 +118,30 @@ def test_the_byte_skip_keeps_a_line_holding_a_control_as_its_line_writes_it(
         if "⏎" not in term:  # (a newline is no picture inert draws)
             assert items.find(needle) == [1], term
     assert items.find(fold("␛")) == []
+
+
+def test_a_joiner_that_joins_nothing_as_drawn_finds_the_text_that_holds_it(
+    tmp_path: Path,
+) -> None:
+    """A run of zero-width joiners at a word's start is drawn ``\\u200d`` (``inert``): the
+    term as the screen shows it finds the message, whose line writes the joiner raw (the
+    byte skip reads such a term's lines whole); an emoji's joiner is not drawn so, and a
+    plain term is looked for as before (review 2: ``/hello \\u200dworld`` said none)."""
+    lines = [{"id": "m", "payload": {"agent": "t"}, "ts": TS, "type": "session-meta"}]
+    for n, content in enumerate(["hello \u200dworld foo", "a\u200db \\u200d typed", "bye"]):
+        payload = {"content": content, "role": "user" if n % 2 else "assistant"}
+        lines.append({"id": f"id{n}", "payload": payload, "ts": TS, "type": "message"})
+    path = tmp_path / "v1.jsonl"
+    path.write_bytes(b"".join(orjson.dumps({**line, "v": 1}) + b"\n" for line in lines))
+    assert "\u200d".encode() in path.read_bytes()  # (raw in its line, not escaped)
+    fmt = format_of(path)
+    assert fmt is not None
+    raw = fmt.open(path).raw
+    assert isinstance(raw, Items)
+    for items in (raw, list(raw)):  # packed, and every item built
+        assert find(items, "hello \\u200dworld") == [0]
+        assert find(items, "\\U200Dworld") == [0]  # (any case)
+        assert find(items, "\\u200d") == [0, 1]  # (drawn, and written as text)
+        assert find(items, "a\\u200db") == []  # (a joiner between letters joins them)
+        assert find(items, "world") == [0]
+    assert folder("world") is fold

@@ -470,7 +470,7 @@ def check_note(transcript: Transcript) -> str:
                 parts.append(f"{said} {state}")
     parts.extend(runs_said(run.state for run in transcript.runs if not run.copied))
     parts.extend(overlay_counts(transcript.compactions).said())
-    usage = usage_said(transcript.usage)
+    usage = usage_said(transcript.usage, transcript.made_no_response())
     if transcript.resumed is not None:  # (its copies are in it: said how much, and whose)
         usage += f" ({transcript.resumed.said()})"
     parts.append(usage)
@@ -502,11 +502,12 @@ def runs_said(states: Iterable[str]) -> list[str]:
 RUN_TROUBLE = ("interrupted", "failed")  # the run states a check note counts
 
 
-def usage_said(usage: Usage) -> str:
+def usage_said(usage: Usage, none_made: bool) -> str:
     """A check note's usage: the file's own, as ``replay``'s ``usage`` holds it (each
     response once), ``usage 12,345 tok · $0.0210``; ``usage unknown`` where no response
-    reported any (never 0)."""
-    return f"usage {usage.brief()}"
+    reported any (never 0); ``usage none (no model response)`` where none was made
+    (``none_made``: its caller knows)."""
+    return f"usage {usage.brief(none_made)}"
 
 
 def note_of(parts: Sequence[str], warnings: Sequence[str]) -> str:

@@ -141,7 +141,8 @@ class SearchingScreen(FollowingScreen):
         # (n / N say it each press: one toast while the last still shows, the header counts)
         if said != self._matches_told or now - self._matches_told_at > timeout:
             self.notify(
-                f"{count} match{'es' if count != 1 else ''} for {term!r}"
+                # (the term as typed, as the header shows it: ``notify`` draws it inert)
+                f"{count} match{'es' if count != 1 else ''} for '{term}'"
                 + (
                     ""
                     if self._loaded

@@ -285,7 +285,7 @@ class ModelStatus(Static):
         # (the lead alone italic: a base style on the first part made all of it so)
         self._usage_lead = Text("the file's end alone:", "italic") if partial else Text()
         own, both = transcript.usage, transcript.usage_with_subagents
-        brief = own.described_parts(breakdown=False)
+        brief = own.described_parts(breakdown=False, none_made=transcript.made_no_response())
         usage = [Text(f"usage {brief[0]}")]
         if both is None or not any(s.counted for s in transcript.subagents):
             if own.tokens is not None:

@@ -243,7 +243,8 @@ class AgentGoFormat(TranscriptFormat):
         for kind, what in (("context_compacted", "compaction"), ("context_projected", "elision")):
             if kind in kinds:  # (as every format's note counts them; replay lists them)
                 parts.append(count(kinds.count(kind), what))
-        parts.append(usage_said(Usage.of_totals(usage.tally(view).transcript)))
+        # (a response counted for every model call answered: none counted, none made)
+        parts.append(usage_said(Usage.of_totals(usage.tally(view).transcript), True))
         return note_of(parts, view.warnings)
 
     def peek_source(self, path: str) -> PeekSource:

@@ -139,9 +139,10 @@ class CodexState(RawColumnBuilder):
         # ``RUNLESS``: the lines outside any run), which take its usage where a later
         # total tells it (``TokenTally.gap_share``).
         self.unknown_at = (-1, -1)
-        # A request's usage came before its output (older writers, ``early_usage``): a
+        # The latest report came before its output (older writers, ``early_usage``): a
         # turn that ends on an output is no sign that output's report is missing, one
         # the model answered in with no report since it began (``turn_reports``) is.
+        # Told by each report (one after its output clears it), not once for the file.
         self.usage_first = False
         self.turn_reports = 0  # the reports with usage info before the open turn began
         # The item a snapshot said has its usage unknown, its report not written (yet):

@@ -392,6 +392,7 @@ class CodexTurns(CodexState):
             if self.last_response >= 0:
                 self.response_usage.set(self.last_response, usage)
                 self.last_response = -1
+                self.usage_first = False  # (this writer reports after the output, here)
             elif usage.reported:  # before the request's output (older writers): its
                 self.early_usage = usage  # first item takes it
             if size > 0:

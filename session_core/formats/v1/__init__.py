@@ -175,7 +175,8 @@ class V1Format(TranscriptFormat):
         ):
             if number:
                 parts.append(count(number, what))
-        parts.append(usage_said(Usage.of_totals(tally_state(state).transcript)))
+        # (a response counted for every model output: none counted, none made)
+        parts.append(usage_said(Usage.of_totals(tally_state(state).transcript), True))
         return note_of(parts, state.warnings)
 
     def peek_source(self, path: str) -> PeekSource:

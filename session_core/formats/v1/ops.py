@@ -361,6 +361,11 @@ class V1Op(ToolOp):
             _SLOTS[name].__set__(op, None)
         return op
 
+    def one_line(self) -> bool:
+        """Never: its dispatch and its settle are lines of their own (at one time, it took
+        under the clock's step: ``0s``)."""
+        return False
+
     def record(self) -> dict[str, Any]:
         """The operation's record as its lines say (``records.operation``)."""
         record: dict[str, Any] = self._state.tool_ops[self._index]
