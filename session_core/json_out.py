@@ -166,20 +166,23 @@ def _shown_pattern() -> re.Pattern[bytes]:
     # (A joiner after an escaped quote or backslash is escaped too: the same string.) The
     # joiner is matched first, what is before it looked at then: never at every byte.
     joiner = "\u200d".encode()
-    before = [b'"', *(_JSON_FORM[char] for char in _SPACES)]
+    before = [b'"', *map(_json_form, _spaces())]
     after = b"|".join(b"(?<=%s)" % re.escape(form + joiner) for form in before)
     shown.append(b"%s(?:%s)(?:%s)*" % (joiner, after, joiner))
     return re.compile(b"|".join(shown))
 
 
-# The white space characters (what a regular expression's ``\s`` is), as JSON writes each.
-_SPACES = [chr(code) for code in range(0x3001) if chr(code).isspace()]
-_JSON_FORM = {
-    char: {"\t": b"\\t", "\n": b"\\n", "\f": b"\\f", "\r": b"\\r"}.get(
-        char, b"\\u%04x" % ord(char) if ord(char) < 0x20 else char.encode()
-    )
-    for char in _SPACES
-}
+def _spaces() -> list[str]:
+    """The white space characters (what a regular expression's ``\\s`` is)."""
+    return [chr(code) for code in range(0x3001) if chr(code).isspace()]
+
+
+def _json_form(char: str) -> bytes:
+    """A white space character as JSON writes it."""
+    said = {"\t": b"\\t", "\n": b"\\n", "\f": b"\\f", "\r": b"\\r"}.get(char)
+    if said is not None:
+        return said
+    return b"\\u%04x" % ord(char) if ord(char) < 0x20 else char.encode()
 
 
 def _json_escape(match: re.Match[bytes]) -> bytes:
