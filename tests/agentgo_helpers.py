@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,8 @@ from session_core import TranscriptError
 from session_core.agentgo import (
     AgentGoSession,
 )
+from session_core.agentgo.records import Records, span_of
+from session_core.events import LineSource
 
 REPO = Path(__file__).resolve().parent.parent
 T0 = "2026-08-09T13:10:08.542283123Z"
@@ -199,3 +202,15 @@ def one_turn(path: Path, *, ended: bool = True) -> Path:
 @pytest.fixture
 def valid(tmp_path: Path) -> Path:
     return one_turn(tmp_path / "valid.jsonl")
+
+
+def kept_records(path: Path, lines: list[bytes]) -> Records:
+    """Records of ``lines``, written to ``path`` one a line, kept as their spans there."""
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    records = Records(keep=True)
+    records.source = LineSource(os.open(path, os.O_RDONLY))
+    offset = 0
+    for seq, line in enumerate(lines):
+        records.append(orjson.loads(line), span_of(offset, len(line)), "message_end", seq, seq)
+        offset += len(line) + 1
+    return records

@@ -143,6 +143,18 @@ class CCWriter:
             compactMetadata={"trigger": "auto", "preTokens": 100},
         )
 
+    def compaction(self, summary: str, pre_tokens: int, trigger: str = "auto") -> str:
+        """A compact_boundary whose logical parent is the last line, and its summary (the
+        summary's uuid)."""
+        self.system(
+            "compact_boundary",
+            parent=None,
+            content="Conversation compacted",
+            logicalParentUuid=self.last,
+            compactMetadata={"trigger": trigger, "preTokens": pre_tokens},
+        )
+        return self.user(summary, isCompactSummary=True, isVisibleInTranscriptOnly=True)
+
     def system(self, subtype: str, parent: str | bool | None = True, **extra: Any) -> str:
         return str(self.env("system", parent, subtype=subtype, **extra)["uuid"])
 

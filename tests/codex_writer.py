@@ -441,3 +441,14 @@ def turnless_story(path: str | os.PathLike[str]) -> RolloutWriter:
     w.token_count((3300, 2000, 90, 0), (1200, 1000, 10, 0))
     w.message("assistant", "you are welcome")
     return w
+
+
+def searched_once_done(path: str | os.PathLike[str]) -> RolloutWriter:
+    """A prompt, a ``web_search_call`` (one line, written once the search was done: its
+    start is not in the file) and the answer."""
+    w = RolloutWriter(path)
+    w.session_meta()
+    w.message("user", "look it up")
+    w.web_search("completed", "python 3.13")
+    w.message("assistant", "found")
+    return w

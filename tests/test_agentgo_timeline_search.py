@@ -5,7 +5,6 @@ bytes only where the term cannot be in its strings."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -15,13 +14,12 @@ from helpers import agentgo_screen, for_screen, said, screen_text, wait_for, wri
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentgo_helpers import kept_records
 from agentgo_story import write_agentgo_story
 from session_core.agentgo import AgentGoSession
 from session_core.agentgo.reader import read_view
-from session_core.agentgo.records import Records, span_of
 from session_core.agentgo.search import RecordSearch, record_texts
 from session_core.agentgo.view import AgentGoView
-from session_core.events import LineSource
 from session_core.fold import FOLD_TO_ASCII, fold, holds
 from viewer.formats.agentgo import AgentGoPanes
 from viewer.screens.model_screen import ModelScreen
@@ -37,18 +35,6 @@ def session(tmp_path: Path) -> Path:
 
 def _view(path: Path) -> AgentGoView:
     return read_view(str(path))
-
-
-def _records(path: Path, lines: list[bytes]) -> Records:
-    """Records of ``lines``, written to ``path`` one a line, kept as their spans there."""
-    path.write_bytes(b"".join(line + b"\n" for line in lines))
-    records = Records(keep=True)
-    records.source = LineSource(os.open(path, os.O_RDONLY))
-    offset = 0
-    for seq, line in enumerate(lines):
-        records.append(orjson.loads(line), span_of(offset, len(line)), "message_end", seq, seq)
-        offset += len(line) + 1
-    return records
 
 
 def _plain(view: AgentGoView, term: str) -> list[int]:
@@ -79,7 +65,7 @@ def test_a_term_the_line_escapes_is_found_in_its_strings(tmp_path: Path) -> None
         b'{"type":"message_end","seq":2,"data":{"text":"say \\"hi\\" a\\/b"}}',
         b'{"type":"message_end","seq":3,"data":{"n":12345,"f":1.5,"b":true}}',
     ]
-    records = _records(tmp_path / "lines", lines)
+    records = kept_records(tmp_path / "lines", lines)
     every = range(len(lines))
     assert RecordSearch("café").find(records, every) == [0]
     assert RecordSearch("abc").find(records, every) == [0]  # (\u0041 is A)
@@ -96,7 +82,7 @@ def test_a_term_the_line_escapes_is_found_in_its_strings(tmp_path: Path) -> None
 def test_a_character_that_folds_to_ascii_is_found_in_any_case(tmp_path: Path) -> None:
     """``ß`` is ``ss`` and ``İ`` is ``i`` to a search, though a line's bytes hold neither."""
     lines = ['{"type":"message_end","seq":0,"data":{"text":"Straße İstanbul ﬁle"}}'.encode()]
-    records = _records(tmp_path / "lines", lines)
+    records = kept_records(tmp_path / "lines", lines)
     for term in ("strasse", "STRASSE", "istanbul", "İSTANBUL", "file", "Straße"):
         assert RecordSearch(term).find(records, range(1)) == [0], term
     # (an İ written decomposed, I and a combining dot: skipped by the prefilter, the
@@ -105,7 +91,7 @@ def test_a_character_that_folds_to_ascii_is_found_in_any_case(tmp_path: Path) ->
         '{"type":"message_end","seq":0,"data":{"text":"I\u0307stanbul"}}'.encode(),
         '{"type":"message_end","seq":1,"data":{"text":"Straße"}}'.encode(),
     ]
-    records = _records(tmp_path / "decomposed", lines)
+    records = kept_records(tmp_path / "decomposed", lines)
     assert RecordSearch("istanbul").find(records, range(2)) == [0]
     assert RecordSearch("zzsqq").find(records, range(2)) == []
 
@@ -131,12 +117,12 @@ def test_the_bytes_never_refuse_a_record_that_holds_the_term(
     record = {"type": "message_end", "seq": 0, "data": {"texts": texts}}
     # as orjson writes it, or as a writer that escapes every character beyond ASCII
     line = json.dumps(record).encode() if ascii else orjson.dumps(record)
-    records = _records(tmp_path_factory.mktemp("s") / "r", [line])
+    records = kept_records(tmp_path_factory.mktemp("s") / "r", [line])
     want = any(fold(term) in fold(t) for t in [*texts, "message_end", "0"])
     assert bool(RecordSearch(term).find(records, range(1))) == want
 
 
-async def test_slash_on_the_timeline_searches_its_records(session: Path) -> None:
+async def test_slash_on_the_timeline_searches_itskept_records(session: Path) -> None:
     async with opened(session) as (app, pilot):
         screen = agentgo_screen(app)
         panes = screen.panes

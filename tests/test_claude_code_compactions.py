@@ -31,20 +31,7 @@ def compacted(w: CCWriter, segments: int) -> list[list[str]]:
     for k in range(segments):
         mine: list[str] = []
         if k:
-            w.system(
-                "compact_boundary",
-                parent=None,
-                content="Conversation compacted",
-                logicalParentUuid=w.last,
-                compactMetadata={"trigger": "auto", "preTokens": 1000 + k},
-            )
-            mine.append(
-                w.user(
-                    f"Summary of part {k - 1}.",
-                    isCompactSummary=True,
-                    isVisibleInTranscriptOnly=True,
-                )
-            )
+            mine.append(w.compaction(f"Summary of part {k - 1}.", 1000 + k))
         for turn in range(2):
             mine.append(w.user(f"question {k}.{turn}"))
             mine.extend(w.assistant(f"m{k}.{turn}", [text(f"answer {k}.{turn}")]))
@@ -159,14 +146,7 @@ def test_a_response_split_around_its_results_is_folded_once(tmp_path: Path) -> N
     answer1 = w.result("t1", "a")
     w.assistant("m1", [tool_use("t2", "Read", file_path="/p")])  # the same response
     answer2 = w.result("t2", "/p")
-    w.system(
-        "compact_boundary",
-        parent=None,
-        content="Conversation compacted",
-        logicalParentUuid=w.last,
-        compactMetadata={"trigger": "manual", "preTokens": 100},
-    )
-    w.user("Summary.", isCompactSummary=True, isVisibleInTranscriptOnly=True)
+    w.compaction("Summary.", 100, trigger="manual")
     path = w.write(tmp_path / "split.jsonl")
     (compaction,) = [c for c in FMT.open(str(path)).compactions if c.kind == "compaction"]
     assert list(compaction.folded) == [prompt, first, answer1, answer2]

@@ -33,14 +33,7 @@ def _session(path: Path, segments: int) -> Path:
     w.user(_summary(-1), parent=None, isCompactSummary=True, isVisibleInTranscriptOnly=True)
     for k in range(segments):
         if k:
-            w.system(
-                "compact_boundary",
-                parent=None,
-                content="Conversation compacted",
-                logicalParentUuid=w.last,
-                compactMetadata={"trigger": "auto", "preTokens": 1000 + k},
-            )
-            w.user(_summary(k - 1), isCompactSummary=True, isVisibleInTranscriptOnly=True)
+            w.compaction(_summary(k - 1), 1000 + k)
         w.user(f"question {k}")
         w.assistant(f"m{k}", [text(f"answer {k}")])
     w.microcompact([])

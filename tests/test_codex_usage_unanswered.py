@@ -25,11 +25,21 @@ def _report(w: RolloutWriter, total: Totals, last: Totals) -> None:
     w.token_count(total, last, limits=False)
 
 
-def _reported_turn(w: RolloutWriter, turn: str) -> None:
+def _asked(w: RolloutWriter, turn: str) -> None:
+    """A turn begun: its context and its prompt."""
     w.task_started(turn)
     w.turn_context(turn, model=MODEL)
     w.message("user", f"prompt {turn}")
-    w.message("assistant", f"answer {turn}")
+
+
+def _answered(w: RolloutWriter, turn: str, answer: str | None = None) -> None:
+    """A turn begun and answered, no report after the answer (yet)."""
+    _asked(w, turn)
+    w.message("assistant", answer if answer is not None else f"answer {turn}")
+
+
+def _reported_turn(w: RolloutWriter, turn: str) -> None:
+    _answered(w, turn)
     _report(w, (1000, 0, 100, 0), (1000, 0, 100, 0))
     w.task_complete(turn)
 
@@ -39,10 +49,7 @@ def _died(path: Path) -> RolloutWriter:
     w = RolloutWriter(path)
     w.session_meta()
     _reported_turn(w, "t0")
-    w.task_started("t1")
-    w.turn_context("t1", model=MODEL)
-    w.message("user", "prompt t1")
-    w.message("assistant", "answer t1")
+    _answered(w, "t1")
     return w
 
 
@@ -78,15 +85,9 @@ def test_an_aborted_turn_with_no_report_is_unknown_until_a_total_holds_it(
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()
     _reported_turn(w, "t0")
-    w.task_started("t1")
-    w.turn_context("t1", model=MODEL)
-    w.message("user", "prompt t1")
-    w.message("assistant", "half an answer")
+    _answered(w, "t1", "half an answer")
     w.turn_aborted("t1")
-    w.task_started("t2")
-    w.turn_context("t2", model=MODEL)
-    w.message("user", "prompt t2")
-    w.message("assistant", "answer t2")
+    _answered(w, "t2")
     # the total holds t1's 300 + 30 past t2's own 1000 + 100
     _report(w, (2300, 0, 230, 0), (1000, 0, 100, 0))
     w.task_complete("t2")
@@ -128,18 +129,13 @@ def test_a_writer_that_reports_before_the_output_is_no_unknown(tmp_path: Path) -
     is no response unreported there, a turn answered with no report in it is."""
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()
-    w.task_started("t0")
-    w.turn_context("t0", model=MODEL)
-    w.message("user", "prompt t0")
+    _asked(w, "t0")
     _report(w, (1000, 0, 100, 0), (1000, 0, 100, 0))
     w.message("assistant", "answer t0")
     w.task_complete("t0")
     t = opened(Path(w.path), alive=False)
     assert (t.usage.reported, t.usage.responses, _counts(t)) == (1, 1, [(1, 1)])
-    w.task_started("t1")
-    w.turn_context("t1", model=MODEL)
-    w.message("user", "prompt t1")
-    w.message("assistant", "answer t1")
+    _answered(w, "t1")
     t = opened(Path(w.path), alive=False)
     assert (t.usage.reported, t.usage.responses, _counts(t)) == (1, 2, [(1, 1), (0, 1)])
 
@@ -154,19 +150,14 @@ def test_one_report_before_its_output_does_not_make_the_whole_file_an_older_writ
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()
     _reported_turn(w, "t0")
-    w.task_started("t1")
-    w.turn_context("t1", model=MODEL)
-    w.message("user", "prompt t1")
+    _asked(w, "t1")
     w.compacted("summary", None)
     w.event("context_compacted")
     _report(w, (1500, 0, 150, 0), (500, 0, 50, 0))  # (before its output)
     w.message("assistant", "answer t1")
     _report(w, (2500, 0, 250, 0), (1000, 0, 100, 0))
     w.task_complete("t1")
-    w.task_started("t2")
-    w.turn_context("t2", model=MODEL)
-    w.message("user", "prompt t2")
-    w.message("assistant", "answer t2")
+    _answered(w, "t2")
     _report(w, (3500, 0, 350, 0), (1000, 0, 100, 0))
     w.function_call("shell", {"command": ["ls"]}, "c2")
     w.function_output("c2", "o")

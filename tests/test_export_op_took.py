@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from codex_writer import RolloutWriter
+from codex_writer import searched_once_done
 
 from session_core import Session, open_transcript
 from session_core.export import export
@@ -27,15 +27,21 @@ def _took_cells(path: Path, tool: str) -> list[str]:
     return [row.split(" | ")[at].strip() for row in rows]
 
 
-def test_a_v1_settle_without_duration_is_timed_by_its_lines(tmp_path: Path) -> None:
-    path = tmp_path / "t.jsonl"
+def _v1_settled(path: Path, settled_at: str) -> Path:
+    """A v1 file: a shell call dispatched and settled with no ``duration``, every line
+    at ``T0`` but the settle's, at ``settled_at``."""
     with Session.create(path, meta={"agent": "a"}) as session:
         op = session.append_tool_dispatched("c1", "shell", {"cmd": "ls"})
         session.append_tool_settled(op, "completed")
     records = [json.loads(line) for line in path.read_text().splitlines()]
-    for record in records:  # (every line at one time, but the settle's, 2.5 s on)
-        record["ts"] = "2026-01-01T00:00:02.500Z" if record is records[-1] else T0
+    for record in records:
+        record["ts"] = settled_at if record is records[-1] else T0
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def test_a_v1_settle_without_duration_is_timed_by_its_lines(tmp_path: Path) -> None:
+    path = _v1_settled(tmp_path / "t.jsonl", "2026-01-01T00:00:02.500Z")  # (2.5 s on)
     (viewed,) = open_transcript(path).tool_operations
     said = took_said(viewed)
     assert said == "2.5s"  # (its dispatch and settle times apart)
@@ -49,14 +55,7 @@ def test_a_v1_dispatch_and_settle_at_one_time_took_0s_not_question_mark(
     """Its dispatch and settle are two lines at one time (a fast tool, a one-second
     clock): it took 0 s, not ``?`` with "its start is not in the file" (review 2: the
     one-line rule of a Codex web search was told by equal times alone)."""
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={"agent": "a"}) as session:
-        op = session.append_tool_dispatched("c1", "shell", {"cmd": "ls"})
-        session.append_tool_settled(op, "completed")
-    records = [json.loads(line) for line in path.read_text().splitlines()]
-    for record in records:
-        record["ts"] = T0
-    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    path = _v1_settled(tmp_path / "t.jsonl", T0)
     (viewed,) = open_transcript(path).tool_operations
     assert (op_took(viewed), not_timed(viewed), took_said(viewed)) == (0.0, None, "0s")
     assert _took_cells(path, "shell") == ["0s"]
@@ -65,9 +64,5 @@ def test_a_v1_dispatch_and_settle_at_one_time_took_0s_not_question_mark(
 
 def test_a_web_search_written_once_done_says_question_mark(tmp_path: Path) -> None:
     path = tmp_path / "search.jsonl"
-    w = RolloutWriter(path)
-    w.session_meta()
-    w.message("user", "look it up")
-    w.web_search("completed", "python 3.13")
-    w.message("assistant", "found")
+    searched_once_done(path)
     assert _took_cells(path, "web\\_search") == ["?"]

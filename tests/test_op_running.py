@@ -16,6 +16,7 @@ from claude_code_helpers import FMT
 from claude_code_writer import CCWriter, text, tool_use
 from helpers import SAMPLES, file_loaded, screen_lines, wait_for
 from panes_helpers import column
+from textual.pilot import Pilot
 
 from session_core.model import Run, ToolOp
 from session_core.op_running import RanAtLeast, ran_at_least, ran_by_call
@@ -97,21 +98,28 @@ def test_any_formats_call_not_answered_ran_to_its_runs_end_or_the_files_last_lin
     assert ran_at_least(op, [ended], "2026-01-01T00:09:00Z") is None
 
 
+async def _took_and_detail(app: TailscopeApp, pilot: Pilot[None]) -> tuple[list[str], str]:
+    """The tool operations' one row's took cell, and its detail's text (white space
+    folded), opened from it."""
+    await file_loaded(pilot, ModelScreen)
+    screen = app.file_screen
+    await pilot.press("2")  # (the tool operations)
+    await wait_for(pilot, lambda: screen.ops.table.row_count == 1)
+    took = column(screen.ops.table, "duration")
+    screen.ops.table.focus()
+    screen.ops.table.move_cursor(0)
+    await pilot.pause()
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
+    return took, " ".join(" ".join(screen_lines(app)).split())
+
+
 async def test_the_took_column_and_the_detail_say_the_bound(tmp_path: Path) -> None:
     path, w = _cut_in_bash(tmp_path)
     app = TailscopeApp(path)
     async with app.run_test(size=(160, 40)) as pilot:
-        await file_loaded(pilot, ModelScreen)
-        screen = app.file_screen
-        await pilot.press("2")  # (the tool operations)
-        await wait_for(pilot, lambda: screen.ops.table.row_count == 1)
-        assert column(screen.ops.table, "duration") == ["≥3.0s"]
-        screen.ops.table.focus()
-        screen.ops.table.move_cursor(0)
-        await pilot.pause()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
-        shown = " ".join(" ".join(screen_lines(app)).split())
+        took, shown = await _took_and_detail(app, pilot)
+        assert took == ["≥3.0s"]
         assert "took: ≥3.0s: not answered at its turn's last line (line 6," in shown
         assert f"latest progress line: 6 at {w.lines[-1]['timestamp']}" in shown
 
@@ -250,25 +258,14 @@ async def test_a_web_search_written_once_done_says_its_took_is_not_known(tmp_pat
     """A Codex ``web_search_call`` is one line, written once the search was done: its
     start is not in the file, so its took is ``?`` (as any operation ended and not timed
     says), never a blank, nor a 0 s timed by one line's time; the detail says why."""
-    from codex_writer import RolloutWriter
+    from codex_writer import searched_once_done
 
     path = tmp_path / "search.jsonl"
-    w = RolloutWriter(path)
-    w.session_meta()
-    w.message("user", "look it up")
-    w.web_search("completed", "python 3.13")
-    w.message("assistant", "found")
+    searched_once_done(path)
     app = TailscopeApp(path)
     async with app.run_test(size=(160, 40)) as pilot:
-        await file_loaded(pilot, ModelScreen)
-        screen = app.file_screen
-        await pilot.press("2")  # (the tool operations)
-        await wait_for(pilot, lambda: screen.ops.table.row_count == 1)
-        assert column(screen.ops.table, "duration") == ["?"]
-        screen.ops.table.focus()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
-        shown = " ".join(" ".join(screen_lines(app)).split())
+        took, shown = await _took_and_detail(app, pilot)
+        assert took == ["?"]
         assert "took: ? (its call was written once it was done: its start is not in" in shown
 
 

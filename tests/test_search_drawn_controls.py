@@ -6,17 +6,15 @@ looked for as before (an audit: ``/␛[31m`` said "none")."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import orjson
 from claude_code_writer import CCWriter, text, tool_use
 
+from agentgo_helpers import kept_records
 from session_core import open_transcript
-from session_core.agentgo.records import Records, span_of
 from session_core.agentgo.search import RecordSearch
 from session_core.column_items import Items
-from session_core.events import LineSource
 from session_core.fold import fold, folder, holds
 from session_core.formats import format_of
 from session_core.search import OpSearch, TextSearch, find, item_search_text
@@ -76,14 +74,7 @@ def test_every_search_finds_a_control_as_drawn(tmp_path: Path) -> None:
         orjson.dumps({"type": "message_end", "seq": n, "data": {"text": t}})
         for n, t in enumerate(("\x1b[31mx", "[31mx"))
     ]
-    path = tmp_path / "records.jsonl"
-    path.write_bytes(b"".join(line + b"\n" for line in lines))
-    records = Records(keep=True)
-    records.source = LineSource(os.open(path, os.O_RDONLY))
-    offset = 0
-    for seq, line in enumerate(lines):
-        records.append(orjson.loads(line), span_of(offset, len(line)), "message_end", seq, seq)
-        offset += len(line) + 1
+    records = kept_records(tmp_path / "records.jsonl", lines)
     search = RecordSearch("␛[31M")
     assert [search.holds(records, i) for i in range(2)] == [True, False]
 
