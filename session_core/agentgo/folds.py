@@ -13,15 +13,14 @@ summary, a stub) is sent as a message of its own.
 from __future__ import annotations
 
 import bisect
-from array import array
 from collections import deque
 from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any, overload
 
 from ..model import Compaction
+from .messages import SentShape, message_role, sent_shape
 from .messages import call_of as _call_of
 from .messages import hashed as _hashed
-from .messages import message_role, sent_key
 from .view import AgentGoView, message_text
 
 
@@ -84,23 +83,27 @@ class _Sent:
     """What a request holds, to ask of each message in turn how it was sent: as written
     (``=``), as another answer to its call (``~``, a stub), or not (``-``); each of the
     request's messages is taken once, and which one is told. Messages are told by their
-    keys' hashes (``_hashed``)."""
+    keys' hashes (``_hashed``), a message of a shape none of the request's is
+    (``shapes``) by none."""
 
     def __init__(self, sent: list[Any]) -> None:
         self.sent = sent
         self.taken = bytearray(len(sent))
         self.by_key: dict[int, deque[int]] = {}  # a key -> the request's messages of it
         self.by_call: dict[str, deque[int]] = {}  # a call id -> the messages answering it
+        # (a committed message, always an object, is the same as none of another shape)
+        self.shapes = {sent_shape(m) for m in sent if isinstance(m, dict)}
         for index, message in enumerate(sent):
             self.by_key.setdefault(_hashed(message), deque()).append(index)
             call = _call_of(message)
             if call is not None:
                 self.by_call.setdefault(call, deque()).append(index)
 
-    def take(self, key: int, call: str | None) -> tuple[str, int]:
-        """How the message of hashed ``key`` (answering ``call``, if any) was sent, and
-        the request's message it was sent as (-1: not sent)."""
-        same = self.by_key.get(key)
+    def take(self, key: int | None, call: str | None) -> tuple[str, int]:
+        """How the message of hashed ``key`` (None: the same as none of the request's;
+        answering ``call``, if any) was sent, and the request's message it was sent as
+        (-1: not sent)."""
+        same = self.by_key.get(key) if key is not None else None
         index = self._first(same) if same else -1
         if index < 0 and call is not None:
             answers = self.by_call.get(call)
@@ -191,14 +194,16 @@ class ContextFolds:
     (``stubs``); sent as a stub again, it is no longer dropped. What each projection sent
     in its place is its own (``sent_as``), whatever a later one sends.
 
-    Each committed message is read once, kept as its key's hash (and its call id); an
+    Each committed message is told by its shape, taken as it was fed (``sent_shape``),
+    and hashed (read again) only where a request holds a message of that shape, once; an
     event looks only at the messages still sent after the events before it, so a long
     session's events cost its messages once, not once each."""
 
     def __init__(self, view: AgentGoView) -> None:
         self.view = view
         self._found: list[list[str]] = []  # each event's ids, in order, while a request followed
-        self._hashes = array("q")  # each committed message's key, hashed
+        self._shapes: list[SentShape | None] = []  # each committed message's shape
+        self._hashes: dict[int, int] = {}  # a committed message -> its key, hashed (once asked)
         self._calls: dict[int, str] = {}  # a committed message -> the call it answers
         # What is sent, as of the last event found: committed messages by position, and
         # (entry -1 - k) ``own[k]``, a message a request held that none committed is.
@@ -218,11 +223,12 @@ class ContextFolds:
         self._found_sent: list[list[str | None]] = []
 
     def _take(self, upto: int) -> None:
-        """Read the committed messages up to ``upto`` (their keys, hashed)."""
+        """Take the committed messages up to ``upto`` (their shapes and calls, as fed)."""
         messages = self.view.messages
-        for position in range(len(self._hashes), upto):
-            key, call = messages[position].sent_key or sent_key(messages[position].message)
-            self._hashes.append(key)
+        for position in range(len(self._shapes), upto):
+            shape = messages[position].shape
+            self._shapes.append(shape)
+            call = shape[1] if shape is not None else _call_of(messages[position].message)
             if call is not None:
                 self._calls[position] = call
 
@@ -265,9 +271,16 @@ class ContextFolds:
         summary), as of the events found."""
         return {self._own_keys[-1 - entry] for entry in self._live if entry < 0}
 
-    def _key_of(self, entry: int) -> tuple[int, str | None]:
+    def _key_of(self, entry: int, shapes: Container[SentShape]) -> tuple[int | None, str | None]:
+        """An entry's key, hashed (None: of a shape none of ``shapes`` is), and call."""
         if entry >= 0:
-            return self._hashes[entry], self._calls.get(entry)
+            shape = self._shapes[entry]
+            if shape is not None and shape not in shapes:
+                return None, self._calls.get(entry)
+            key = self._hashes.get(entry)
+            if key is None:
+                key = self._hashes[entry] = _hashed(self.view.messages[entry].message)
+            return key, self._calls.get(entry)
         own = -1 - entry
         return self._own_keys[own], _call_of(self.own[own])
 
@@ -296,7 +309,8 @@ class ContextFolds:
         keyed: list[tuple[int, int, int]] = []
         last = behind = -1
         entries = [*self._live, *range(self._next, stop)]
-        took = [held.take(*self._key_of(entry)) for entry in entries]
+        shapes = held.shapes
+        took = [held.take(*self._key_of(entry, shapes)) for entry in entries]
         if not compacted:  # (a message a projection rewrote in place: sent as the rewrite)
             for place, index in held.rewrites(took, lambda p: self._role_of(entries[p])).items():
                 took[place] = ("~", index)

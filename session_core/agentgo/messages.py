@@ -141,6 +141,26 @@ def call_of(message: Any) -> str | None:
     return call if isinstance(call, str) else None
 
 
+# ``sent_shape``: a message's kind, the call it answers, how many parts it has, and the
+# length of its first part's text (-1: not a str, not a list of them, no such text).
+SentShape = tuple[str | None, str | None, int, int]
+
+
+def sent_shape(message: dict[str, Any]) -> SentShape:
+    """What two messages of the same ``sent_bytes`` have the same of, taken without
+    writing them out (a few lookups, not a dump and a hash of the whole message): the
+    folds hash a committed message only where a request holds a message of its shape."""
+    kind, call, content = message.get("kind"), message.get("tool_call_id"), message.get("content")
+    first = content[0] if type(content) is list and content else None
+    text = first.get("text") if type(first) is dict else None
+    return (
+        kind if type(kind) is str else None,
+        call if type(call) is str else None,
+        len(content) if type(content) is list or type(content) is str else -1,
+        len(text) if type(text) is str else -1,
+    )
+
+
 def sent_key(message: Any) -> tuple[int, str | None]:
     """What a committed message is matched to a request's by (``agentgo.folds``): its
     ``hashed`` and the call it answers."""
@@ -149,6 +169,7 @@ def sent_key(message: Any) -> tuple[int, str | None]:
 
 __all__ = [
     "LINES_COUNTED",
+    "SentShape",
     "as_message",
     "call_of",
     "hashed",
@@ -156,6 +177,7 @@ __all__ = [
     "message_text",
     "sent_bytes",
     "sent_key",
+    "sent_shape",
     "thinking_text",
     "tool_call_count",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .messages import message_lines
+from .messages import SentShape, message_lines
 from .records import Records
 
 
@@ -39,9 +39,10 @@ class Committed(Stored):
     # The model call (its index in the view's ``call_order``) whose ``model_exec_end``
     # reported this message's usage, where the message reports none of its own; -1: none.
     usage_call: int = -1
-    # What ``agentgo.folds`` matches it to a request's message by (``sent_key``), taken
-    # as it was fed once a context event had come (the folds need it then; not read again).
-    sent_key: tuple[int, str | None] | None = None
+    # What ``agentgo.folds`` tells first whether a request may hold it by (``sent_shape``),
+    # taken as it is fed; its key (``sent_key``) is read again only where one may.
+    # None: not taken (every request may hold it).
+    shape: SentShape | None = None
 
     @property
     def message(self) -> dict[str, Any]:

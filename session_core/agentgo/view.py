@@ -22,7 +22,7 @@ from .messages import (
     as_message,
     message_role,
     message_text,
-    sent_key,
+    sent_shape,
     thinking_text,
 )
 from .records import NO_SEQ, ODD_RUN, Records
@@ -190,8 +190,7 @@ class AgentGoView:
             if isinstance(message, dict):
                 committed = Committed(seq, line, as_str(run_id), time, self.records, index)
                 self.messages.append(committed)
-                if self.context_events:  # (what the folds match it by, not read again)
-                    committed.sent_key = sent_key(message)
+                committed.shape = sent_shape(message)  # (the folds' filter: not read again)
                 if run is not None and run.produced is not None:
                     committed.usage_call = usage_call(run, message)
                 if (why := no_kind_said(message, line)) is not None:
