@@ -417,11 +417,19 @@ class Transcript:
     # when it began (a mid-2025 Codex rollout): its last time is not that one.
     header_timed_alone: bool = False
     resumed: Resumed | None = None  # a resumed session's file: its copied lines' usage
+    # Its format counts every model output a response, reported or not (the built-in
+    # ones): none counted is none made (a plugin's that counts none: usage unknown).
+    responses_counted: bool = False
 
     def made_no_response(self) -> bool:
-        """No model response could have reported (``usage_totals.NO_RESPONSE``): none
-        counted, and no turn says the model answered (a Codex one with no report)."""
-        return self.usage.unrequested and not any(run.answered for run in self.runs)
+        """No model response could have reported (``usage_totals.NO_RESPONSE``): its
+        format counts every one (``responses_counted``), none is counted, and no turn says
+        the model answered (a Codex one with no report)."""
+        return (
+            self.responses_counted
+            and self.usage.unrequested
+            and not any(run.answered for run in self.runs)
+        )
 
     def last_time(self, look: int = LAST_LOOK) -> str | None:
         """The timestamp (as written) of the file's last line that has one, among the last

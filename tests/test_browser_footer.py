@@ -7,7 +7,7 @@ from pathlib import Path
 
 from helpers import screen_lines
 from rich.cells import cell_len
-from test_browser import QuickApp, browser, scanned
+from test_browser import QuickApp, browser, scanned, until
 
 from corpus import write_corpus
 from session_core.scan import scan_dir
@@ -42,6 +42,8 @@ async def test_the_footer_at_80_columns_says_every_fact(tmp_path: Path) -> None:
         await scanned(pilot)
         said = str(browser(app).query_one("#browser-totals").render())
         assert said.count("\n") == 1, said
+        # (the keys' row waited for: drawn after the scan's settle on a loaded machine)
+        await until(pilot, lambda: any("? Help" in line for line in screen_lines(app)))
         lines = screen_lines(app)
         keys = next(at for at, line in enumerate(lines) if "? Help" in line)
         footer = lines[keys - 2 : keys]  # (its two rows, above the keys)

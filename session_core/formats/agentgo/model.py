@@ -244,6 +244,7 @@ class AgentGoModel:
         n = len(self.column)
         return Transcript(
             format=NAME,
+            responses_counted=True,
             path=path,
             meta={
                 "session-id": view.session_id,

@@ -144,6 +144,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
             meta["continued-as"] = own
     return Transcript(
         format=NAME,
+        responses_counted=True,
         path=b.path,
         meta=meta,
         messages=Items(raw, entries=messages),

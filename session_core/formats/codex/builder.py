@@ -390,6 +390,7 @@ class CodexBuilder(CodexEvents):
             warnings.append(said)
         return Transcript(
             format=NAME,
+            responses_counted=True,
             path=self.path,
             meta=meta,
             messages=messages,

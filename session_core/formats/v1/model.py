@@ -155,6 +155,7 @@ class V1Model(V1Calls):
         self.usage.update(state)
         return Transcript(
             format=NAME,
+            responses_counted=True,
             path=path,
             meta=dict(state.meta),
             messages=Items(column, entries=entries, own=own),
