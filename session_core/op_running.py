@@ -102,11 +102,12 @@ def not_timed(op: ToolOp) -> str | None:
     return "its start is not in the file" if op.started is None else "the file does not time it"
 
 
-def took_said(op: ToolOp) -> str:
-    """How long ``op`` took as an export's cell says it, by the viewer's rule: ``op_took``
-    (``duration_text``), ``?`` where the file does not time one ended (``not_timed``),
-    else "" (not ended)."""
-    took = duration_text(op_took(op))
+def took_said(op: ToolOp, cells: int | None = None) -> str:
+    """How long ``op`` took as a cell says it, the viewer's table and the exports alike:
+    ``op_took`` (``duration_text``; in ``cells``, ``duration_in``), ``?`` where the file
+    does not time one ended (``not_timed``), else "" (not ended)."""
+    seconds = op_took(op)
+    took = duration_text(seconds) if cells is None else duration_in(seconds, cells)
     return "?" if not took and not_timed(op) else took
 
 

@@ -25,9 +25,8 @@ from session_core.model import (
     packed_tools,
     unsettled_ops,
 )
-from session_core.op_running import RanAtLeast, not_timed, op_took, ran_by_call
+from session_core.op_running import RanAtLeast, ran_by_call, took_said
 from session_core.search import OpSearch, main_argument, op_arguments
-from session_core.text import duration_in
 from session_core.tool_ops import STATE_LABELS, state_label, state_tone
 
 from ..safe import fit_path, one_line, one_line_text
@@ -322,15 +321,14 @@ class OpsPane(Vertical):
         return cells
 
     def _took(self, op: ToolOp, cells: int) -> str:
-        """How long ``op`` took (``op_took``), in ``cells`` (``duration_in``); one not
-        ended, at least how long (``ran_at_least``); one ended or answered that the file
-        does not time, of any kind (``not_timed``), ``?``: never a blank, which read as a
-        column not filled."""
+        """How long ``op`` took in ``cells``; one not ended, at least how long
+        (``ran_at_least``); else by the one rule of every surface (``took_said``: ``?``
+        where the file does not time it, never a blank, which read as a column not
+        filled)."""
         ran = self.ran.get((op.call_id, op.line)) if op.duration is None else None
         if ran is not None:
             return ran.text_in(cells)
-        took = duration_in(op_took(op), cells)
-        return "?" if not took and not_timed(op) else took
+        return took_said(op, cells)
 
     @property
     def selected(self) -> ToolOp | None:
