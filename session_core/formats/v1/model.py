@@ -559,3 +559,19 @@ class V1Runs(ListLike[Run]):
 
     def _one(self, index: int) -> Run:
         return self._model.run(index, self)
+
+    def count_state(self, state: str) -> int:
+        """How many runs are in ``state`` (``runs.runs_in_state``), none made: each is as
+        ``V1Model.run`` says, ``pending``'s where it names the run, else finished, but the
+        last running while its writer lives. (The header counts them at every draw: made
+        each, 33,000 runs at 100 MB took 40 ms a draw.)"""
+        n = self._n
+        if not n:
+            return 0
+        number, pending = self._model._number, self.pending
+        held = [s for r, s in pending.items() if r is not None and number.get(r, n) < n]
+        found, settled = held.count(state), n - len(held)
+        if self._model._order[n - 1] not in pending and self.writer_alive:
+            settled -= 1  # (the last: running)
+            found += state == "running"
+        return found + (settled if state == "finished" else 0)
