@@ -239,3 +239,45 @@ async def test_a_followed_draw_makes_no_run(
         counts = [t.plain for t in screen.query_one(ModelStatus)._counts[1]]
         assert f"{len(screen.transcript.runs):,} runs" in counts  # (the header drawn)
         assert made == []
+
+
+class _Searched(list[str]):
+    """A run-context list that counts its searches (``index``)."""
+
+    searches = 0
+
+    def index(self, *args: Any) -> int:
+        type(self).searches += 1
+        return super().index(*args)
+
+
+def test_a_snapshot_finds_a_superseded_runs_start_unsearched(tmp_path: Path) -> None:
+    """An operation left unsettled in a run another followed is no longer running (its
+    run's first line found, before its dispatch): each snapshot of a followed file asked
+    it again by searching every run-context line's run id (0.7 ms an operation at 1 GB,
+    each batch). The model keeps each run's first line; the states are as a read says."""
+    from session_core import Message, Session
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as session:
+        for k in range(30):
+            session.append_run_context(f"run-{k}", f"d{k}")
+            session.append_message(Message(role="user", content=f"go {k}"))
+            call = {"id": f"c{k}", "function": {"name": "sh", "arguments": "{}"}}
+            session.append_message(Message(role="assistant", content="", tool_calls=[call]))
+            op = session.append_tool_dispatched(f"c{k}", "sh", {}, run_id=f"run-{k}")
+            if k % 3 != 2:  # (every third left unsettled: its writer went on to another run)
+                session.append_tool_settled(op, "completed", duration=0.1)
+    fmt = by_name(V1)
+    live = fmt.live(str(path))
+    assert isinstance(live, V1Live)
+    follow_into(live.apply, path, 256, fmt.parsed_updates)
+    contexts = live.replay.state.run_contexts
+    contexts.run_ids = _Searched(contexts.run_ids)
+    for alive in (True, None, False):
+        ops = live.transcript(writer_alive=alive).tool_operations
+        read = fmt.open(path, writer_alive=alive).tool_operations
+        assert [op.state for op in ops] == [op.state for op in read]
+        if alive:  # the last run's is running; an earlier one's, interrupted
+            assert [op.state for op in ops][2::3] == ["interrupted"] * 9 + ["running"]
+    assert _Searched.searches == 0
