@@ -3,6 +3,7 @@ what started it, how it ended and why, its usage (``session_core.model`` names t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -119,4 +120,21 @@ class Run:
         return out
 
 
-__all__ = ["COPIED_CUT", "COPIED_CUT_SAID", "COPIED_USAGE", "Run", "RunContext", "RunState"]
+def runs_in_state(runs: Sequence[Run], state: RunState) -> int:
+    """How many of ``runs`` are in ``state``: a sequence that makes each run when asked
+    for (v1's ``V1Runs``) counts them without making them (``count_state``)."""
+    known = getattr(runs, "count_state", None)
+    if known is not None:
+        return int(known(state))
+    return sum(1 for run in runs if run.state == state)
+
+
+__all__ = [
+    "COPIED_CUT",
+    "COPIED_CUT_SAID",
+    "COPIED_USAGE",
+    "Run",
+    "RunContext",
+    "RunState",
+    "runs_in_state",
+]

@@ -180,3 +180,104 @@ def test_a_message_line_written_again_names_no_second_call(tmp_path: Path) -> No
     followed = live.transcript(writer_alive=False).tool_operations
     assert [(op.call_id, op.state) for op in followed] == [(op.call_id, op.state) for op in whole]
     assert len(followed) == 1
+
+
+def test_runs_are_counted_by_state_as_each_would_be_made(generated: Path) -> None:
+    """``runs_in_state`` over a snapshot's runs (``V1Runs.count_state``, none made) says
+    what making every run says, at every batch of a follow (calls in flight, a file cut
+    off on no answer), with the writer alive, gone and unknown."""
+    from session_core.runs import runs_in_state
+
+    live = by_name(V1).live(str(generated))
+    seen: set[tuple[str, int]] = set()
+
+    def apply(update: Any) -> None:
+        live.apply(update)
+        for alive in (None, True, False):
+            runs = live.transcript(writer_alive=alive).runs
+            made = [run.state for run in runs]
+            for state in ("finished", "running", "interrupted", "aborted", "failed"):
+                assert runs_in_state(runs, state) == made.count(state), (state, alive)
+                seen.add((state, made.count(state) > 0))
+
+    follow_into(apply, generated, 1 << 15, by_name(V1).parsed_updates)
+    assert {("running", True), ("interrupted", True), ("finished", True)} <= seen
+    assert runs_in_state([], "failed") == 0  # (a plain list: each run's own state)
+
+
+async def test_a_followed_draw_makes_no_run(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header counts a v1 file's runs at every draw of a follow (its failed ones):
+    each was made to ask its state, a read of its lines, so a draw cost what the file
+    held (40 ms at 100 MB, 33,000 runs: a followed line's lag was 150 ms where the other
+    formats' was 20). A draw after an append makes none."""
+    from helpers import app_loaded, wait_for
+
+    from viewer.screens.model_screen import ModelScreen
+    from viewer.widgets.model_status import ModelStatus
+
+    lines = generated.read_bytes().splitlines(keepends=True)
+    cut = len(lines) * 2 // 3
+    path = tmp_path / "followed.jsonl"
+    path.write_bytes(b"".join(lines[:cut]))
+    async with app_loaded(path, ModelScreen, (120, 40)) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        made: list[int] = []
+        real = V1Model.run
+
+        def run(self: V1Model, at: int, runs: Any) -> Any:
+            made.append(at)
+            return real(self, at, runs)
+
+        monkeypatch.setattr(V1Model, "run", run)
+        with path.open("ab") as out:
+            out.writelines(lines[cut:])
+        await wait_for(pilot, lambda: screen.transcript.lines == len(lines), 30)
+        assert len(screen.transcript.runs) > 20
+        counts = [t.plain for t in screen.query_one(ModelStatus)._counts[1]]
+        assert f"{len(screen.transcript.runs):,} runs" in counts  # (the header drawn)
+        assert made == []
+
+
+class _Searched(list[str]):
+    """A run-context list that counts its searches (``index``)."""
+
+    searches = 0
+
+    def index(self, *args: Any) -> int:
+        type(self).searches += 1
+        return super().index(*args)
+
+
+def test_a_snapshot_finds_a_superseded_runs_start_unsearched(tmp_path: Path) -> None:
+    """An operation left unsettled in a run another followed is no longer running (its
+    run's first line found, before its dispatch): each snapshot of a followed file asked
+    it again by searching every run-context line's run id (0.7 ms an operation at 1 GB,
+    each batch). The model keeps each run's first line; the states are as a read says."""
+    from session_core import Message, Session
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as session:
+        for k in range(30):
+            session.append_run_context(f"run-{k}", f"d{k}")
+            session.append_message(Message(role="user", content=f"go {k}"))
+            call = {"id": f"c{k}", "function": {"name": "sh", "arguments": "{}"}}
+            session.append_message(Message(role="assistant", content="", tool_calls=[call]))
+            op = session.append_tool_dispatched(f"c{k}", "sh", {}, run_id=f"run-{k}")
+            if k % 3 != 2:  # (every third left unsettled: its writer went on to another run)
+                session.append_tool_settled(op, "completed", duration=0.1)
+    fmt = by_name(V1)
+    live = fmt.live(str(path))
+    assert isinstance(live, V1Live)
+    follow_into(live.apply, path, 256, fmt.parsed_updates)
+    contexts = live.replay.state.run_contexts
+    contexts.run_ids = _Searched(contexts.run_ids)
+    for alive in (True, None, False):
+        ops = live.transcript(writer_alive=alive).tool_operations
+        read = fmt.open(path, writer_alive=alive).tool_operations
+        assert [op.state for op in ops] == [op.state for op in read]
+        if alive:  # the last run's is running; an earlier one's, interrupted
+            assert [op.state for op in ops][2::3] == ["interrupted"] * 9 + ["running"]
+    assert _Searched.searches == 0

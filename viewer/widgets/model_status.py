@@ -17,6 +17,7 @@ from session_core.model import (
     unsent_overlays,
     unsettled_ops,
 )
+from session_core.runs import runs_in_state
 from session_core.text import count, name_line, size_text
 from session_core.vocabulary import header_meta
 
@@ -264,7 +265,7 @@ class ModelStatus(Static):
         said.append(tools)
         overlays = overlay_counts(transcript.compactions).said("compaction")
         runs = Text(count(len(transcript.runs), "run"))
-        failed_runs = sum(run.state == "failed" for run in transcript.runs)
+        failed_runs = runs_in_state(transcript.runs, "failed")  # (v1's: none made)
         if failed_runs:  # (as a failed operation is said: its loop ended in an error)
             runs.append(" (")
             runs.append(f"{failed_runs:,} failed", "bold red")

@@ -468,6 +468,21 @@ class V1Model(V1Calls):
         the model's (``ops.cut_off_state``: interrupted, or running while the writer may
         be at work). Each is made when asked for (``V1Runs``): only the new run-context
         lines are looked at here."""
+        order = self._order
+        self._take_contexts()
+        pending: dict[str | None, str] = {}  # run -> running, if any of its is, else interrupted
+        for op in ops.unsettled():
+            if op.state == "running" or (op.state == "interrupted" and op.run_id not in pending):
+                pending[op.run_id] = op.state
+        if order and order[-1] not in pending:  # (the file ends on no answer: cut off?)
+            cut = cut_off_state(self.state, writer_alive)
+            if cut is not None:
+                pending[order[-1]] = cut
+        return V1Runs(self, pending, writer_alive)
+
+    def _take_contexts(self) -> None:
+        """The run-context lines since: each new run id's place, and each id's first and
+        last line."""
         contexts = self.state.run_contexts
         number, first, latest, order = self._number, self._first, self._latest, self._order
         for index in range(self._contexts_seen, len(contexts)):
@@ -478,15 +493,11 @@ class V1Model(V1Calls):
                 order.append(run_id)
             latest[run_id] = index
         self._contexts_seen = len(contexts)
-        pending: dict[str | None, str] = {}  # run -> running, if any of its is, else interrupted
-        for op in ops.unsettled():
-            if op.state == "running" or (op.state == "interrupted" and op.run_id not in pending):
-                pending[op.run_id] = op.state
-        if order and order[-1] not in pending:  # (the file ends on no answer: cut off?)
-            cut = cut_off_state(self.state, writer_alive)
-            if cut is not None:
-                pending[order[-1]] = cut
-        return V1Runs(self, pending, writer_alive)
+
+    def _first_context(self, run_id: str) -> int:
+        self._take_contexts()
+        place = self._number.get(run_id)
+        return -1 if place is None else self._first[place]
 
     def run(self, at: int, runs: V1Runs) -> Run:
         """Run ``at`` of the snapshot ``runs`` (its last run ends with the file then)."""
@@ -559,3 +570,19 @@ class V1Runs(ListLike[Run]):
 
     def _one(self, index: int) -> Run:
         return self._model.run(index, self)
+
+    def count_state(self, state: str) -> int:
+        """How many runs are in ``state`` (``runs.runs_in_state``), none made: each is as
+        ``V1Model.run`` says, ``pending``'s where it names the run, else finished, but the
+        last running while its writer lives. (The header counts them at every draw: made
+        each, 33,000 runs at 100 MB took 40 ms a draw.)"""
+        n = self._n
+        if not n:
+            return 0
+        number, pending = self._model._number, self.pending
+        held = [s for r, s in pending.items() if r is not None and number.get(r, n) < n]
+        found, settled = held.count(state), n - len(held)
+        if self._model._order[n - 1] not in pending and self.writer_alive:
+            settled -= 1  # (the last: running)
+            found += state == "running"
+        return found + (settled if state == "finished" else 0)

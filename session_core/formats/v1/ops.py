@@ -40,16 +40,21 @@ def op_state(
     return state_of(outcome, answered, writer_alive, answered_last)
 
 
-def superseded_ops(state: ReplayState) -> Callable[[int], bool]:
+def superseded_ops(
+    state: ReplayState, first_of: Callable[[str], int] | None = None
+) -> Callable[[int], bool]:
     """Whether unsettled operation ``index`` is of a run that another run followed: its
     run began (its first run-context line) before the dispatch, and another run's began
     after it. Its writer went on to other work, or died and another took the file over
     (a ``load``), so it is no longer running, whoever writes the file now. (Asked of the
-    few unsettled operations only: each ask looks for its run's first line.)"""
+    few unsettled operations only: each ask looks for its run's first line, in the run
+    ids, or by ``first_of``: a run id's first run-context line, -1 for none, where the
+    caller keeps them, as a followed model does, whose every snapshot asks again.)"""
     contexts, records = state.run_contexts, state.tool_ops
     if not len(contexts):
         return lambda _index: False
     run_ids = contexts.run_ids
+    first = _first_in(run_ids) if first_of is None else first_of
     latest = run_ids[-1]
     since = contexts.event(len(contexts) - 1)
 
@@ -60,13 +65,20 @@ def superseded_ops(state: ReplayState) -> Callable[[int], bool]:
         dispatched = records.dispatch_event(index)
         if dispatched > since:
             return False
-        try:
-            began = contexts.event(run_ids.index(run_id))
-        except ValueError:
-            return False  # (a run no run-context line began)
-        return began < dispatched
+        at = first(run_id)
+        return at >= 0 and contexts.event(at) < dispatched  # (-1: no line began it)
 
     return superseded
+
+
+def _first_in(run_ids: list[str]) -> Callable[[str], int]:
+    def first(run_id: str) -> int:
+        try:
+            return run_ids.index(run_id)
+        except ValueError:
+            return -1
+
+    return first
 
 
 def _last_turn(state: ReplayState) -> tuple[int, list[int]]:
