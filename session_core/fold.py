@@ -4,13 +4,14 @@
 ``i̇stanbul`` (an ``i`` and a combining dot), so ``/istanbul`` found neither. ``fold`` is
 ``str.casefold`` with that dot dropped after an ``i``. A folded text may be longer or
 shorter than the text (``ß`` is ``ss``): ``spans`` says where a match is in the text.
-A term holding a control as drawn (``␛``) is looked for in the text drawn (``folder``).
+A term holding a mark as drawn (``␛``, ``\\x9b``) is looked for in the text drawn (``folder``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from .term_reading import reading
 from .text import inert
 
 # The characters beyond ASCII whose fold holds ASCII (``FOLD_TO_ASCII[c]``: those ASCII
@@ -73,21 +74,14 @@ def fold(text: str) -> str:
     return folded.replace(_DOTTED, "i")
 
 
-# What ``text.inert`` draws a C0 control (but a newline) or DEL as: the Control Pictures
-# (ESC ``␛``, CR ``␍``, DEL ``␡``). A term holding one is a control as the screen shows it.
-_PICTURES = frozenset(map(chr, range(0x2400, 0x2420))) - {"\u240a"} | {"\u2421"}
-# What ``text.inert`` draws a zero-width joiner that joins nothing as (one of a run at a
-# text's, a line's or a word's start): a term holding it, typed, is looked for as drawn.
-JOINER_DRAWN = "\\u200d"
-
-
 def folder(needle: str) -> Callable[[str], str]:
     """How a search of the folded ``needle`` folds each text it looks in: ``fold``; for
-    a needle holding a control picture, the text drawn inert first (``inert``: ESC
-    ``␛``), so that a term as the screen shows it, and as ``c`` copies it, is found
-    (``/␛[31m``) in the text as written (an ESC); likewise a needle holding a joiner as
-    drawn (``JOINER_DRAWN``). Only such a needle pays for it."""
-    return fold if _PICTURES.isdisjoint(needle) and JOINER_DRAWN not in needle else _fold_inert
+    a needle holding a mark as the screen draws it (``term_reading``: ESC ``␛``, a C1
+    control ``\\x9b``, a bidi override ``\\u202e``, a joiner that joins nothing
+    ``\\u200d``), the text drawn inert first (``inert``), so that a term as the screen
+    shows it, and as ``c`` copies it, is found (``/␛[31m``) in the text as written (an
+    ESC). Only such a needle pays for it."""
+    return _fold_inert if reading(needle).drawn else fold
 
 
 def _fold_inert(text: str) -> str:
@@ -152,7 +146,6 @@ def _folded_with_origin(text: str) -> tuple[str, list[int], list[int]]:
 __all__ = [
     "BESIDE_ASCII",
     "FOLD_TO_ASCII",
-    "JOINER_DRAWN",
     "fold",
     "holds",
     "spans",

@@ -51,7 +51,7 @@ class Verbatim:
     unplain: re.Pattern[bytes]
     # A line holding a tool call, whose row shows its arguments reshaped (``search.
     # op_arguments``): read whole by a search for a term the reshaping may make
-    # (``search.reshaped_may_hold``). None: the format's lines hold no such call.
+    # (``term_reading.reading``). None: the format's lines hold no such call.
     calls: re.Pattern[bytes] | None = None
 
 

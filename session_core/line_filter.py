@@ -6,7 +6,11 @@ strings as they are (``ItemColumn.verbatim``), the line's bytes can answer "no" 
 parsing it: a string of the line holding the term holds it written as JSON writes it,
 so the ASCII-lowered line holds one of the term's encodings (``encodings``), unless
 
-* the term spans two texts (it holds a newline: no prefilter then);
+* the term is read in what its texts are drawn as (it holds a mark as drawn, ``␛``,
+  ``\\x9b``: ``term_reading``, the one decision of which lines are read whole): an
+  ASCII line holds a picture's control raw or short-escaped, an escape as text; a
+  line holding a character drawn as an escape (``\\x9b``, raw) is looked at; a term
+  with a space, or over two texts (a newline): no prefilter then;
 * an escape ``\\uXXXX`` wrote one of its characters (any line with ``\\u`` is looked at);
 * a character that is not ASCII folds to ASCII the term holds (``BESIDE_ASCII``: ß,
   İ, K, the ligatures…, the dot of a decomposed İ; a line holding one is looked at again
@@ -25,7 +29,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
-from .fold import BESIDE_ASCII, JOINER_DRAWN, unfolded, unfolds_in
+from .fold import BESIDE_ASCII, unfolded, unfolds_in
+from .term_reading import DRAWN_AS_ESCAPE, reading
 from .text import CONTROL_TABLE
 
 MAX_ENCODINGS = 64  # a term with more ways of being written is searched without a prefilter
@@ -33,9 +38,13 @@ MAX_ENCODINGS = 64  # a term with more ways of being written is searched without
 _SHORT = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f", "\r": b"\\r"}
 _SHORT["\t"] = b"\\t"
 # A control's picture (ESC ``␛``, CR ``␍``, DEL ``␡``), by the control it draws: a term
-# holding one is searched in the text drawn inert (``fold.folder``), so the line holds the
-# picture, or that control raw or as its short escape (any ``\u`` escape is looked at).
+# holding a mark as drawn is searched in the text drawn inert (``term_reading``), so its
+# line holds the picture, or its control raw or as its short escape (any ``\u`` escape
+# is looked at); an escape as drawn (``\x9b``) as text, or its character raw (below).
 _DRAWN = {mark: chr(code) for code, mark in CONTROL_TABLE.items() if len(mark) == 1}
+# Those characters drawn as an escape, each as UTF-8 (an ASCII term as drawn, ``\\x9b``,
+# may be in the escape of one a line holds raw).
+_DRAWN_AS_ESCAPE = re.compile(b"|".join(re.escape(c.encode()) for c in sorted(DRAWN_AS_ESCAPE)))
 # The characters that are not ASCII whose fold holds ASCII, in UTF-8, and that ASCII.
 _FOLDS_TO_ASCII = tuple((char.encode(), ascii) for char, ascii in BESIDE_ASCII.items())
 _ASCII = bytes(range(0x80))
@@ -44,11 +53,10 @@ _ASCII = bytes(range(0x80))
 def encodings(needle: str) -> list[bytes] | None:
     """Every way a JSON string may hold the folded ``needle`` but for ``\\u`` escapes,
     as bytes after ``bytes.lower``; None when there is no prefilter for it."""
-    if not needle or "\n" in needle or JOINER_DRAWN in needle:
-        return None  # (a joiner as drawn: its line holds the joiner, not the escape)
-    drawn = not _DRAWN.keys().isdisjoint(needle)
-    if drawn and (" " in needle or "\\" in needle):
-        return None  # (drawn inert, a tab is spaces, a hidden mark an escape: read all)
+    shape = reading(needle)
+    if shape.every_line:
+        return None
+    drawn = shape.drawn
     choices: list[list[bytes]] = []
     for char in needle:
         raw = char.encode("utf-8", "surrogatepass")
@@ -83,6 +91,10 @@ class LineFilter:
         # A character that is not ASCII and folds to ASCII matters only where the
         # needle holds what it folds to; to a needle that is not ASCII, any does.
         self.ascii = needle.isascii()
+        # A needle searched as drawn (``term_reading``) and ASCII (``\\x9b``, ``\\u202e``)
+        # may be in the escape a character the line holds raw is drawn as (a C1
+        # control, a hidden mark, a lone joiner): a line holding one is looked at.
+        self.drawn_as_escape = self.ascii and reading(needle).drawn
         self.folds_to_ascii = [
             (_literal(mark), mark)
             for mark, folded in _FOLDS_TO_ASCII
@@ -128,6 +140,8 @@ class LineFilter:
                     near = unfolded(block[low : min(ends[k], match.end() + self.reach)], unfolds)
                     if any(form.search(near) for form in self.forms):
                         found.add(k)
+        if self.drawn_as_escape and not block.isascii():
+            _mark(found, _DRAWN_AS_ESCAPE.finditer(block), starts, ends)
         if unplain is not None:
             _mark(found, unplain.finditer(block), starts, ends)
         if not self.ascii and not block.isascii():

@@ -23,6 +23,7 @@ from .fold import fold, folder
 from .json_out import dumps
 from .parts import Part, WordedPart
 from .patch_args import patch_of, patch_said
+from .term_reading import reading
 from .text import command_line
 from .vocabulary import Readable, as_written
 
@@ -198,26 +199,6 @@ def op_search_text(op: ToolOp, shown: bool = True) -> str:
     )
 
 
-# What a call's row (``op_arguments``) may hold that its arguments as written do not:
-# the characters it reshapes (JSON's punctuation and escapes, the space between its main
-# argument and the rest, a command's shell quoting, a patch's files' list) and numbers
-# (written again), and the words a patch is said in.
-_RESHAPED = frozenset(" \"\\{}[]:,'/()+0123456789")
-_PATCH_WORDS = ("(a patch of no file)", " more)")
-
-
-def reshaped_may_hold(needle: str) -> bool:
-    """Whether a call's row may hold the folded ``needle`` where its arguments as
-    written (a line's bytes) do not: a search that skips lines by their bytes reads a
-    call's line whole then (``search_skip``)."""
-    return (
-        not _RESHAPED.isdisjoint(needle)
-        or not needle.isascii()  # (a ``\\u`` escape of the arguments as written, read)
-        or not needle.isprintable()  # (an escaped control character, read)
-        or any(needle in words for words in _PATCH_WORDS)
-    )
-
-
 class OpSearch:
     """A search for ``term`` (any case) in tool operations (``op_search_text``)."""
 
@@ -236,7 +217,7 @@ class OpSearch:
         # (the row's form parsed only where it may hold what the arguments as written
         # do not: the same operations found; parsing every one's slowed a search of a
         # 30 MB v1 file's 4,623 by a fifth, 0.26 -> 0.32 s)
-        shown = reshaped_may_hold(needle)
+        shown = reading(needle).call_lines
         folded = folder(needle)
         return positions(
             keys, lambda index: needle in folded(op_search_text(ops[index], shown)), cancelled
@@ -286,6 +267,5 @@ __all__ = [
     "item_search_text",
     "op_search_text",
     "positions",
-    "reshaped_may_hold",
     "search_text",
 ]

@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from . import search
 from .events import SPAN_BITS, SPAN_MAX
 from .fold import holds
 from .item_column import ItemColumn
 from .line_filter import LineFilter
 from .model import Item
 from .parts import CHANGED
+from .term_reading import reading
 from .vocabulary import Readable, as_written
 
 BLOCK = 1 << 22  # bytes a search reads at a time, at most (but for one longer line)
@@ -70,7 +70,7 @@ class Skipping:
         if stubs is not None:
             stubbed = {ident for ident, stub in stubs.items() if holds(stub, needle)}
         unplain = verbatim.unplain
-        if verbatim.calls is not None and search.reshaped_may_hold(needle):
+        if verbatim.calls is not None and reading(needle).call_lines:
             # (a call's row, searched as shown, is not its line's bytes: read whole)
             unplain = re.compile(unplain.pattern + b"|" + verbatim.calls.pattern)
         return cls(column, line_filter, unplain, verbatim.kinds, held, stubbed)

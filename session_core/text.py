@@ -120,10 +120,14 @@ _NAME_CONTROLS = _pattern(NAME_TABLE)
 # cutting it (``IndexError`` in ``set_cell_size``; its wrap starts each line at a word).
 # One after any other character (an emoji sequence's, a script's) stays.
 _LONE_JOINERS = re.compile("(?<![^\\s])\u200d+")
+# The joiner, and what each of such a run is drawn as (its escape, as an invisible
+# mark's): with ``CONTROL_TABLE``'s marks, what a search finds as drawn (``term_reading``).
+JOINER = "\u200d"
+JOINER_MARK = f"\\u{ord(JOINER):04x}"
 
 
 def _joiners_shown(found: re.Match[str]) -> str:
-    return "\\u200d" * len(found.group())
+    return JOINER_MARK * len(found.group())
 
 
 def _mapped(text: str, table: dict[int, str], pattern: re.Pattern[str], common: str) -> str:

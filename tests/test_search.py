@@ -28,8 +28,9 @@ from session_core.text import inert
 
 # Characters that make a search hard: cases that fold to ASCII (U+0130, U+212A, ß) or to
 # more than one character, sigma (its final form), what JSON escapes, what is not BMP,
-# a control's picture (how it is drawn: a term holding one finds the control).
-TRICKY = 'aAbBkKsSiI İıKσΣςßẞéÉſﬁﬆ̇"\\/\n\t\r\b\f\x01\x7f\u2028🚀Ää.␁␡'
+# a control's picture (how it is drawn: a term holding one finds the control), what is
+# drawn as an escape (a C1 control, a bidi override, a lone joiner, a tag).
+TRICKY = 'aAbBkKsSiI İıKσΣςßẞéÉſﬁﬆ̇"\\/\n\t\r\b\f\x01\x7f\u2028🚀Ää.␁␡\x9b\x85\u202e\u200d\U000e0041'
 # (no lone surrogates: a line holding one is damage, refused by the reader)
 anything = st.characters(blacklist_categories=("Cs",))
 texts = st.text(alphabet=st.sampled_from(TRICKY) | anything, max_size=24)
@@ -241,6 +242,11 @@ def test_lines_that_cannot_hold_the_term_are_not_parsed(tmp_path: Path, monkeypa
     # A term the lines may hold in a way their bytes do not show: each is read whole.
     assert lines_read("hello\nnumber", []) == 50
     assert lines_read("assistant", list(range(0, 50, 2))) == 25  # a role: its items read
+    # A term holding a mark as drawn (``term_reading``, the one decision of what is read
+    # whole): an ASCII line that does not hold it as text is not read, a joiner's too.
+    for drawn in ("\\x9b", "\\u200d", "␛\\x9b[31m", "hello\\u202e"):
+        assert lines_read(drawn, []) == 0, drawn
+    assert lines_read("hello \\u200d", []) == 50  # (drawn, a space may be a tab: read)
 
 
 def test_a_value_made_text_by_the_format_is_found() -> None:
@@ -295,6 +301,10 @@ HARD = [
     ("bell\x07", "l\x07"),
     ("bell\x07 ring", "L␇ R"),  # a control as drawn (``inert``): found
     ("esc \x1b[31mred", "␛[31MRED"),
+    ("csi \x9b[31mred", "\\X9B[31MRED"),  # a C1 control as drawn (``\x9b``)
+    ("rlo \u202eend", "\\U202EEND"),  # a bidi override as drawn
+    ("tag \U000e0041 x", "\\u000E0041"),  # a tag character as drawn
+    ("\u200djoins nothing", "\\u200dJOINS"),  # a lone joiner as drawn
     ('say "hi"', '"HI"'),
     ("back\\slash", "K\\S"),
     ("é", "É"),
