@@ -172,6 +172,7 @@ def unpack_whole(fd: int) -> tuple[bytes, str | None] | None:
         return None
     got: list[bytes] = []
     damage = None
+    os.lseek(fd, 0, os.SEEK_SET)  # (a copy shares the offset: unpacked before, at the end)
     with maybe_decompress(os.fdopen(os.dup(fd), "rb")) as fh:
         try:
             while piece := fh.read():  # (to its end: where a damaged stream says why)
@@ -180,6 +181,19 @@ def unpack_whole(fd: int) -> tuple[bytes, str | None] | None:
             lines = sum(piece.count(b"\n") for piece in got)
             damage = f"{f' past line {lines:,}' if lines else ''}: {err.strerror}"
     return b"".join(got), damage  # (one piece: that piece, not a copy)
+
+
+def unpack_grown(fd: int, before: bytes | None) -> tuple[bytes, str | None] | None:
+    """``unpack_whole``, where it unpacks to ``before`` and more (a file followed that
+    changed in place by frames appended alone: read on, not again from line 1); else
+    None, a failed read too (read again from line 1, which says why). None: any file."""
+    if before is None:
+        return unpack_whole(fd)
+    try:
+        unpacked = unpack_whole(fd)
+    except OSError:
+        return None
+    return unpacked if unpacked is not None and unpacked[0].startswith(before) else None
 
 
 def frame_problem(fh: IO[bytes]) -> str | None:
