@@ -48,6 +48,15 @@ def file_read(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
     return where
 
 
+def packed_twin(path: str) -> str | None:
+    """The other name of one transcript, compressed or not: ``NAME.jsonl.zst`` for
+    ``NAME.jsonl`` and back (one compressed or unpacked in place: ``zstd --rm``, ``zstd
+    -d --rm``); None for any other name."""
+    if path.endswith(".jsonl"):
+        return path + ".zst"
+    return path.removesuffix(".zst") if path.endswith(".jsonl.zst") else None
+
+
 def is_compressed_file(path: str | os.PathLike[str]) -> bool:
     """Does this file start with the zstd magic? (False when it cannot be read.)"""
     try:
