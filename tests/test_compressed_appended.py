@@ -79,3 +79,25 @@ def test_a_cut_frame_completed_is_read_on_its_banner_gone(tmp_path: Path) -> Non
     more = _step(tail)
     assert (more.reset, more.warnings, more.problem) == (False, [], None)
     assert more.lines == list(range(half + 1, len(lines) + 1))
+
+
+async def test_the_viewer_shows_a_frame_appended_as_new_lines_unannounced(
+    tmp_path: Path,
+) -> None:
+    from helpers import app_loaded, said, wait_for
+
+    from session_core import open_transcript
+    from viewer.screens.model_screen import ModelScreen
+
+    path, lines, frames = _frames(tmp_path)
+    path.write_bytes(frames[0])
+    async with app_loaded(path, ModelScreen, (120, 32)) as (app, pilot):
+        screen = app.file_screen
+        before = len(screen.transcript.messages)
+        _append(path, frames[1])
+        whole = len(open_transcript(path).messages)
+        assert whole != before  # (the second half's compaction sends fewer)
+        await wait_for(pilot, lambda: len(screen.transcript.messages) == whole, 20)
+        await pilot.pause(0.3)
+        assert not screen.transcript.warnings
+        assert not said(app, "rewritten") and not said(app, "rebuilt")
