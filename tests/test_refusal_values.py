@@ -221,3 +221,23 @@ def test_a_refusal_says_a_key_left_out_missing_and_a_value_written_as_written(
     with pytest.raises(TranscriptError) as refused:
         Session.load(path)
     assert str(refused.value).endswith(said)
+
+
+@pytest.mark.parametrize(
+    ("section", "said"),
+    [
+        ({"name": 5, "digest": "d", "rendered": "r"}, "section 0 has name 5, not a non-blank"),
+        ({"name": "n", "rendered": "r"}, "section 0 has no digest"),
+        ({"name": "n", "digest": "d", "rendered": None}, "section 0 has rendered null, not a"),
+    ],
+)
+def test_an_append_refusal_says_a_section_key_by_the_same_rule(
+    tmp_path: Path, section: dict[str, Any], said: str
+) -> None:
+    path = tmp_path / "s.jsonl"
+    with Session.create(path, {}) as session:
+        before = path.read_bytes()
+        with pytest.raises(TranscriptError) as refused:
+            session.append_run_context("r1", "c1" * 32, [], [section])
+        assert said in str(refused.value), str(refused.value)
+    assert path.read_bytes() == before
