@@ -29,6 +29,11 @@ def _session(path: Path, n: int) -> Path:
     return path
 
 
+def _warned(message: object) -> bool:
+    """A notice that the folder ``proj`` cannot be watched, named as its row names it."""
+    return str(message).startswith("1 folder cannot be watched (proj)")
+
+
 def _footer(app: QuickApp) -> str:
     return str(browser(app).query_one("#browser-totals").render())
 
@@ -53,6 +58,7 @@ async def test_a_folder_made_unreadable_and_readable_again_is_said_on_its_own(
                 assert row.status == "unreadable" and row.is_folder
                 assert "cannot be listed" in (row.reason or "")
                 assert str(inside) not in screen.rows and str(folder) in screen.order
+                await until(pilot, lambda: any(_warned(n.message) for n in app._notifications))
                 await pilot.pause(0.1)
                 said = _footer(app)
                 assert said.startswith("1 file ") and "1 folder unreadable" in said, said

@@ -89,7 +89,7 @@ async def test_the_viewer_shows_a_frame_appended_as_new_lines_unannounced(
     from session_core import open_transcript
     from viewer.screens.model_screen import ModelScreen
 
-    path, lines, frames = _frames(tmp_path)
+    path, _lines, frames = _frames(tmp_path)
     path.write_bytes(frames[0])
     async with app_loaded(path, ModelScreen, (120, 32)) as (app, pilot):
         screen = app.file_screen

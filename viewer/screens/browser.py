@@ -357,6 +357,8 @@ class BrowserScreen(DirectoryWatch):
         self._folders_again |= opened  # (a watch of folders one by one: that one too)
         if changed or came or gone:
             self.post_message(self.Changed(changed + [self._placed(s) for s in came], gone))
+        if shut := [row.path for row in came if row.is_folder]:  # (as a watch begun says)
+            self.post_message(self.WatchNarrowed("cannot be listed now", shut))
 
     # -- the table --------------------------------------------------------------
 

@@ -188,7 +188,8 @@ class DirectoryWatch(Screen[None]):
 
     @on(WatchNarrowed)
     def _watch_narrowed(self, message: WatchNarrowed) -> None:
-        skipped = ", ".join(one_line(path, 60) for path in message.skipped[:3])
+        # (each as its row names it, cut from the left as the rows cut it: its name kept)
+        skipped = ", ".join(fit_path(self._rel(path), 40) for path in message.skipped[:3])
         more = len(message.skipped) - 3
         self.notify(
             f"{count(len(message.skipped), 'folder')} cannot be watched ({skipped}"
