@@ -48,6 +48,15 @@ def file_read(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
     return where
 
 
+def packed_twin(path: str) -> str | None:
+    """The other name of one transcript, compressed or not: ``NAME.jsonl.zst`` for
+    ``NAME.jsonl`` and back (one compressed or unpacked in place: ``zstd --rm``, ``zstd
+    -d --rm``); None for any other name."""
+    if path.endswith(".jsonl"):
+        return path + ".zst"
+    return path.removesuffix(".zst") if path.endswith(".jsonl.zst") else None
+
+
 def is_compressed_file(path: str | os.PathLike[str]) -> bool:
     """Does this file start with the zstd magic? (False when it cannot be read.)"""
     try:
@@ -172,6 +181,7 @@ def unpack_whole(fd: int) -> tuple[bytes, str | None] | None:
         return None
     got: list[bytes] = []
     damage = None
+    os.lseek(fd, 0, os.SEEK_SET)  # (a copy shares the offset: unpacked before, at the end)
     with maybe_decompress(os.fdopen(os.dup(fd), "rb")) as fh:
         try:
             while piece := fh.read():  # (to its end: where a damaged stream says why)
@@ -180,6 +190,19 @@ def unpack_whole(fd: int) -> tuple[bytes, str | None] | None:
             lines = sum(piece.count(b"\n") for piece in got)
             damage = f"{f' past line {lines:,}' if lines else ''}: {err.strerror}"
     return b"".join(got), damage  # (one piece: that piece, not a copy)
+
+
+def unpack_grown(fd: int, before: bytes | None) -> tuple[bytes, str | None] | None:
+    """``unpack_whole``, where it unpacks to ``before`` and more (a file followed that
+    changed in place by frames appended alone: read on, not again from line 1); else
+    None, a failed read too (read again from line 1, which says why). None: any file."""
+    if before is None:
+        return unpack_whole(fd)
+    try:
+        unpacked = unpack_whole(fd)
+    except OSError:
+        return None
+    return unpacked if unpacked is not None and unpacked[0].startswith(before) else None
 
 
 def frame_problem(fh: IO[bytes]) -> str | None:

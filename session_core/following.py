@@ -71,7 +71,11 @@ async def follow(
     try:
         first = True
         caught_up = True
-        held_line = 0  # the held-back partial line's number as last sent: a new one is news
+        # As the reader last heard them (from an update sent): the held-back partial line's
+        # number (a new one is news, said once: a long line is read in many batches) and
+        # whether all was read (a batch it heard was not all: it hears when all is).
+        held_line = 0
+        heard_caught_up = True
         while True:
             wake.clear()  # before reading: a change from now on wakes the wait below
             limit = None if (first and not initial_batches) else batch_bytes
@@ -82,16 +86,17 @@ async def follow(
                 hot_until = loop.time() + HOT_SECONDS
                 if update.initial and not initial_batches:
                     update = _drain(tail, update)
+                # A torn line begun (or gone) is said once all is read: a long one's
+                # batches read before then carry nothing else.
                 send = (
                     first
                     or not update.is_empty()
-                    or (update.caught_up and not caught_up)
-                    or update.held_line != held_line  # (a torn line begun, or gone)
+                    or (update.caught_up and (not heard_caught_up or update.held_line != held_line))
                 )
                 first = False
                 caught_up = update.caught_up
-                held_line = update.held_line
                 if send:
+                    held_line, heard_caught_up = update.held_line, update.caught_up
                     yield update
                 del update  # its lines view a block to be read into again (``_read_block``)
                 if not caught_up:

@@ -26,7 +26,7 @@ import math
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import msgspec
@@ -37,6 +37,7 @@ from .item_heights import JSON_SPACE_FIRST, json_blank_head, text_rows
 from .json_out import holds_non_finite
 from .message import raku_str
 from .message_usage import reported_cost, said
+from .text import as_written
 
 _Raw = msgspec.Raw
 _NO = msgspec.Raw(b"")  # a field the line does not have
@@ -473,6 +474,17 @@ def written_field(raw: bytes | memoryview, key: str, value: Any) -> Any:
     except (ValueError, RecursionError):
         return value
     return found.get(key, value) if isinstance(found, dict) else value
+
+
+def field_said(
+    record: Mapping[str, Any], key: str, want: str, raw: bytes | memoryview = b""
+) -> str:
+    """A refusal's words for ``record``'s field ``key``, not ``want``, by one rule: ``no
+    KEY`` where the record left it out; else what it wrote, quoted (``KEY 5, not a
+    string``: ``null`` and ``5`` are written, not missing; ``raw``: ``written_field``)."""
+    if key not in record:
+        return f"no {key}"
+    return f"{key} {as_written(written_field(raw, key, record[key]))}, not {want}"
 
 
 def _kept_as_written(text: str) -> Any:

@@ -148,7 +148,7 @@ def check_envelope(
     kind = value.get("type")
     if type(kind) is not str or not kind:  # (the spec: a non-empty string)
         written = as_written(indexing.written_field(raw, "type", kind))
-        said = "no type" if kind is None else f"type {written}, not a non-empty string"
+        said = "no type" if "type" not in value else f"type {written}, not a non-empty string"
         raise InvalidLineError(f"has {said}", path=path, line=number, raw=bytes(raw))
 
 

@@ -20,7 +20,7 @@ from .events import REFUSED, Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
 from .facts import payload_fields
 from .indexed import ListLike
-from .indexing import LazyBody, body_is_sticky
+from .indexing import LazyBody, body_is_sticky, field_said, loads_payload
 from .message import Message, message_from_payload, payload_is_sticky
 from .packed_ids import PackedIds
 from .records import OUTCOMES, RunContexts, Sections, ToolOps
@@ -149,7 +149,8 @@ class ReplayState:
     def _compaction_cut(self, payload: dict[str, Any], line: int | None) -> int:
         through = payload.get("replaces-through-id")
         if not isinstance(through, str):
-            raise self._fail("compaction", line, "has no replaces-through-id")
+            said = field_said(payload, "replaces-through-id", "a string")
+            raise self._fail("compaction", line, f"has {said}")
         return self._message(
             "compaction",
             line,
@@ -171,17 +172,19 @@ class ReplayState:
     def _elision_targets(self, payload: dict[str, Any], line: int | None) -> list[tuple[int, str]]:
         items = payload.get("items")
         if not isinstance(items, list):
-            raise self._fail("elision", line, "has no items list")
+            raise self._fail("elision", line, f"has {field_said(payload, 'items', 'a list')}")
         targets: list[tuple[int, str]] = []
         for position, item in enumerate(items):
             if not isinstance(item, dict):
                 raise self._fail("elision", line, f"item {position} is not an {{id, stub}} object")
             mid = item.get("id")
             if not isinstance(mid, str) or not mid:
-                raise self._fail("elision", line, f"item {position} has no id")
+                said = field_said(item, "id", "a non-empty string")
+                raise self._fail("elision", line, f"item {position} has {said}")
             stub = item.get("stub")
             if not isinstance(stub, str):
-                raise self._fail("elision", line, f"item {position} has no stub")
+                said = field_said(item, "stub", "a string")
+                raise self._fail("elision", line, f"item {position} has {said}")
             index = self._message(
                 "elision",
                 line,
@@ -192,18 +195,22 @@ class ReplayState:
             targets.append((index, stub))
         return targets
 
-    def _settle_target(self, payload: dict[str, Any], line: int | None) -> int:
-        return self._settle_index(payload.get("op-id"), payload.get("outcome"), line)
+    def _settle_target(self, payload: Mapping[str, Any], line: int | None) -> int:
+        return self._settle_index(payload.get("op-id"), payload.get("outcome"), line, payload)
 
-    def _settle_index(self, op_id: Any, outcome: Any, line: int | None) -> int:
+    def _settle_index(
+        self, op_id: Any, outcome: Any, line: int | None, payload: Mapping[str, Any]
+    ) -> int:
+        """``payload``: the line's, for a refusal's words (a key left out, or written)."""
         if not isinstance(op_id, str) or not op_id:
-            raise self._fail("tool-settled line", line, "has no op-id")
+            said = field_said(payload, "op-id", "a non-empty string")
+            raise self._fail("tool-settled line", line, f"has {said}")
         if not isinstance(outcome, str) or outcome not in TOOL_OUTCOMES:
+            said = "no outcome" if "outcome" not in payload else f"outcome {as_written(outcome)}"
             raise self._fail(
                 "tool-settled line",
                 line,
-                f"has outcome {as_written(outcome)}; a settled operation is one of "
-                + ", ".join(TOOL_OUTCOMES),
+                f"has {said}; a settled operation is one of " + ", ".join(TOOL_OUTCOMES),
             )
         index = self._pending_ops.get(op_id)
         if index is not None:
@@ -347,7 +354,9 @@ class ReplayState:
         else:
             outcome = body.outcome if body is not None else None
             op_id = body.op_id if body is not None else None
-            index = self._settle_index(op_id, outcome, line)
+            if not op_id or outcome not in TOOL_OUTCOMES:  # (refused: as the line wrote it)
+                self._settle_target(self._payload_again(keep), line)
+            index = self._settle_index(op_id, outcome, line, {})
             self.tool_ops.settled(index, at, outcome)
             del self._pending_ops[op_id]  # type: ignore[arg-type]  # (pending: a str)
             self.pending_count -= 1
@@ -355,6 +364,17 @@ class ReplayState:
         events.append(keep, kind, eid, facts)
         self.last_line = line
         self.event_lines.append(line)
+
+    def _payload_again(self, keep: bytes | int) -> dict[str, Any]:
+        """The payload of a line the index pass took (decoded: ``null`` and a key left
+        out alike), parsed again for a refusal's words."""
+        try:
+            source = self.events.source
+            raw = keep if isinstance(keep, bytes) else source.read(keep) if source else b""
+            value = loads_payload(raw)
+        except (OSError, ValueError):
+            return {}
+        return payload_of(value) if isinstance(value, dict) else {}
 
     def _dispatch(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
         # The operation itself is built again from this line (records.operation) when asked

@@ -184,6 +184,11 @@ class FileSummary:
     resumed: str | None = None
 
     @property
+    def is_folder(self) -> bool:
+        """A folder that cannot be listed (a scan's row for it), not a file."""
+        return self.unsized == FOLDER
+
+    @property
     def counts_known(self) -> bool:
         """Whether the file was read as a transcript, so its counts mean something (not
         another kind of file, not damaged, not unreadable)."""
@@ -437,6 +442,7 @@ class _Walk:
 
 
 LISTED = (".jsonl", ".jsonl.zst")  # what a directory walk looks at (a format decides the rest)
+FOLDER = "a directory"  # a row's ``unsized`` where it is a folder that cannot be listed
 
 
 def part_of_another(path: str) -> bool:
@@ -512,7 +518,7 @@ def _walk_into(walk: _Walk, directory: str, out: list[str]) -> None:
         problem = FileSummary(path=directory, rel=_rel(walk.root, directory))
         problem.status = "unreadable"
         problem.reason = f"this directory cannot be listed: {err.strerror or err}"
-        problem.unsized = "a directory"
+        problem.unsized = FOLDER
         walk.problems.append(problem)
         return
     for entry in found:
@@ -560,6 +566,7 @@ def scan_dir(
 
 __all__ = [
     "BUDGET",
+    "FOLDER",
     "LIVE_WINDOW",
     "STATUSES",
     "WINDOW",

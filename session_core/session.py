@@ -21,6 +21,7 @@ from .errors import (
     TranscriptError,
 )
 from .events import CHANGED_UNDER_WRITER, Identity, file_identity, wrote_alone
+from .indexing import field_said
 from .locking import create_locked, freed_when_dropped, open_locked, remove_made
 from .message import Message
 from .reader import empty_path, missing_file, replay_file
@@ -434,7 +435,9 @@ class Session:
                 if not isinstance(value, str) or (
                     key != "rendered" and not value.strip(WHITE_SPACE)
                 ):
-                    raise RefusedAppendError(f"section {index} has no {key}", path=self._path)
+                    want = "a string" if key == "rendered" else "a non-blank string"
+                    said = field_said(section, key, want)
+                    raise RefusedAppendError(f"section {index} has {said}", path=self._path)
             records.append(section)
         eid = new_id()
         with self._mutex:

@@ -132,19 +132,20 @@ class TailReader:
         got = os.preadv(fd, [block], offset)
         return block if got == len(block) else bytes(memoryview(block)[:got])
 
-    def _unpack(self, fd: int, st: os.stat_result) -> None:
+    def _unpack(self, fd: int, st: os.stat_result, grown: bytes | None = None) -> bool:
         """Unpack a zstd file whole, a damaged one as far as it goes (``unpack_whole``:
-        ``damage`` says why no further; its last line cut is held back as a crash tail)."""
-        from .compressed import unpack_whole
+        ``damage`` says why no further; its last line cut is held back as a crash tail);
+        ``grown``: only to those bytes and more (``unpack_grown``), else False."""
+        from .compressed import unpack_grown
 
-        unpacked = unpack_whole(fd)
+        unpacked = unpack_grown(fd, grown)
         if unpacked is None:
-            return
+            return False
         self.unpacked, damage = unpacked
-        if damage is not None:
-            self.damage = f"{self.reading} cannot be read{damage}"
+        self.damage = None if damage is None else f"{self.reading} cannot be read{damage}"
         self.packed_stamp = (st.st_size, st.st_mtime_ns)
         self.source = None  # spans would name unpacked offsets: readers keep the lines
+        return True
 
     def _turned_zstd(self, st: os.stat_result) -> bool:
         """Whether a file read as plain before it held the 4 bytes of zstd's magic (it
@@ -338,7 +339,7 @@ class TailReader:
             return self._complain(update, f"{where} cannot be read: {err.strerror}")
         if not stat.S_ISREG(st.st_mode):
             return self._not_a_file(update)
-        reason = None
+        reason, news = None, False
         if self.fd is None:
             if self.vanished and self.existed:
                 reason = "the file appeared again"
@@ -356,7 +357,11 @@ class TailReader:
         elif (st.st_dev, st.st_ino) != self.ino:
             reason = "the file was replaced (a new inode, e.g. a repair's rename)"
         elif self.unpacked is not None and (st.st_size, st.st_mtime_ns) != self.packed_stamp:
-            reason = "the compressed file was rewritten"
+            said = self.damage
+            if not self._unpack(self.fd, st, self.unpacked):  # (not frames appended alone)
+                reason = "the compressed file was rewritten"
+            elif news := self.damage != said:  # (cut short no more, or further on)
+                update.warnings.extend([self.damage] if self.damage else [])
         elif self._turned_zstd(st):
             reason = ""  # (nothing was shown of it: its first bytes are held, no line)
         elif self._size(st) < self.offset:
@@ -409,7 +414,7 @@ class TailReader:
             self.vanished = False
             self.problem = None
             st = fst
-        elif self._size(st) == self.offset:
+        elif self._size(st) == self.offset and not news:
             return None
         try:
             if not self._read(update, limit_bytes) and not update.initial:

@@ -118,6 +118,26 @@ async def test_line_cut_inside_a_multibyte_character_is_held_back(
         assert update.offset == path.stat().st_size
 
 
+async def test_a_long_torn_line_read_in_many_batches_is_said_held_once(
+    tmp_path: Path, polling: bool
+) -> None:
+    # Each part of the line is many batches (``batch_bytes``) long: the held line is said
+    # once, not again each time a part is read to its end (audit D9: 10 updates of it).
+    path = transcript_at(tmp_path, 1)
+    body = message_line("x" * 4000).removesuffix(b"\n")
+    parts = [body[i : i + 1000] for i in range(0, len(body), 1000)]
+    async with caught_up(path, force_polling=polling, batch_bytes=64) as f:
+        said = []
+        for part in parts:
+            append_raw(path, part)
+            said += await f.quiet(0.3)
+        assert [(u.envelopes, u.warnings, u.held_line) for u in said] == [([], [], 3)]
+        assert said[0].caught_up
+        append_raw(path, b"\n")
+        await f.until(lambda f: len(f.current) == 3)
+        assert f.current[-1]["payload"]["content"] == "x" * 4000
+
+
 async def test_malformed_complete_line_is_a_warning_and_following_continues(
     tmp_path: Path, polling: bool
 ) -> None:

@@ -147,3 +147,97 @@ def test_a_v1_replay_refusal_quotes_json(
     path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
     code, out, _err = run_cli(capsys, "check", str(path))
     assert code == 1 and said in out, out
+
+
+_SETTLE = "line 2: the tool-settled line has"
+_OUTCOMES = "; a settled operation is one of completed, failed, outcome-unknown"
+
+
+@pytest.mark.parametrize(
+    ("second", "third", "said"),
+    [
+        (_envelope("tool-settled", {"outcome": "completed"}, 2), None, f"{_SETTLE} no op-id"),
+        (
+            _envelope("tool-settled", {"op-id": 5, "outcome": "completed"}, 2),
+            None,
+            f"{_SETTLE} op-id 5, not a non-empty string",
+        ),
+        (
+            _envelope("tool-settled", {"op-id": None, "outcome": "completed"}, 2),
+            None,
+            f"{_SETTLE} op-id null, not a non-empty string",
+        ),
+        (_envelope("tool-settled", {"op-id": "x"}, 2), None, f"{_SETTLE} no outcome{_OUTCOMES}"),
+        (
+            _envelope("tool-settled", {"op-id": "x", "outcome": None}, 2),
+            None,
+            f"{_SETTLE} outcome null{_OUTCOMES}",
+        ),
+        (
+            _message(),
+            _envelope("compaction", {"summary": "s", "replaces-through-id": 5}, 3),
+            "line 3: the compaction has replaces-through-id 5, not a string",
+        ),
+        (
+            _message(),
+            _envelope("compaction", {"summary": "s"}, 3),
+            "line 3: the compaction has no replaces-through-id",
+        ),
+        (
+            _message(),
+            _envelope("elision", {"items": "x"}, 3),
+            'line 3: the elision has items "x", not a list',
+        ),
+        (_message(), _envelope("elision", {}, 3), "line 3: the elision has no items"),
+        (
+            _message(),
+            _envelope("elision", {"items": [{"id": 7, "stub": "s"}]}, 3),
+            "line 3: the elision item 0 has id 7, not a non-empty string",
+        ),
+        (
+            _message(),
+            _envelope("elision", {"items": [{"id": MESSAGE_ID}]}, 3),
+            "line 3: the elision item 0 has no stub",
+        ),
+        (_message(type=None), None, "line 2: has type null, not a non-empty string"),
+        (_message(type=_GONE), None, "line 2: has no type"),
+    ],
+)
+def test_a_refusal_says_a_key_left_out_missing_and_a_value_written_as_written(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    second: dict[str, Any],
+    third: dict[str, Any] | None,
+    said: str,
+) -> None:
+    """One rule (audit E-F6): ``"op-id": 5`` was "has no op-id", a missing ``outcome``
+    "has outcome null"; a key the line left out is missing, a value it wrote is quoted,
+    on the plain path and the index pass's (``null`` decodes there as a key left out)."""
+    lines = [_envelope("session-meta", {}, 1), second, *([third] if third else [])]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 1 and out == f"{path}: bad: {said}\n"
+    with pytest.raises(TranscriptError) as refused:
+        Session.load(path)
+    assert str(refused.value).endswith(said)
+
+
+@pytest.mark.parametrize(
+    ("section", "said"),
+    [
+        ({"name": 5, "digest": "d", "rendered": "r"}, "section 0 has name 5, not a non-blank"),
+        ({"name": "n", "rendered": "r"}, "section 0 has no digest"),
+        ({"name": "n", "digest": "d", "rendered": None}, "section 0 has rendered null, not a"),
+    ],
+)
+def test_an_append_refusal_says_a_section_key_by_the_same_rule(
+    tmp_path: Path, section: dict[str, Any], said: str
+) -> None:
+    path = tmp_path / "s.jsonl"
+    with Session.create(path, {}) as session:
+        before = path.read_bytes()
+        with pytest.raises(TranscriptError) as refused:
+            session.append_run_context("r1", "c1" * 32, [], [section])
+        assert said in str(refused.value), str(refused.value)
+    assert path.read_bytes() == before

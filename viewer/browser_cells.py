@@ -470,7 +470,8 @@ class _Total(Generic[_N]):
 
 
 def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text:
-    """Files per status, then tokens and cost with the files that did not say. A subagent's
+    """Files per status (``shown``: how many the table shows; a folder that cannot be
+    listed counted apart), then tokens and cost with the files that did not say. A subagent's
     file that is a row of its own and counted in its parent's row is added once. In
     ``width`` cells (0: one line) on as many lines as they take, broken between facts, as
     the headers' counts are (at 80 columns one line cut the cost, or its unknowns, off)."""
@@ -481,7 +482,11 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
     failed = 0  # (finished files read *failed*: among the finished, said with them)
     tokens, cost = _Total(0), _Total(0.0)
     transcripts = 0
+    folders = 0  # (a folder that cannot be listed is a row, not a file: counted apart)
     for summary in summaries:
+        if summary.is_folder:
+            folders += 1
+            continue
         counts[summary.status] += 1
         failed += summary.status == "finished" and bool(summary.failed_runs)
         if not summary.counts_known:
@@ -509,6 +514,9 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
                 fact.append(f"{failed:,} {FAILED[0]}", style=FAILED[1])
                 fact.append(")")
             facts.append(("  ", fact))
+    if folders:
+        unreadable = f"{count(folders, 'folder')} unreadable"
+        facts.append(("  ", Text(unreadable, style=STATUS_STYLE["unreadable"], end="")))
     known = transcripts > tokens.unknown
     facts.append(
         ("  │  ", Text.assemble("tokens ", (f"{tokens.sum:,}" if known else "unknown", "bold")))

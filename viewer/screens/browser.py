@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
+from session_core.compressed import packed_twin
 from session_core.scan import (
     LIVE_WINDOW,
     FileSummary,
@@ -47,6 +48,7 @@ from ..browser_cells import totals as totals_line
 from ..safe import one_line
 from ..widgets.keys_footer import KeysFooter
 from ..widgets.virtual_table import Column, VirtualTable
+from .browser_folders import folder_changes
 from .browser_labels import detail_text, title_line
 from .browser_watch import DirectoryWatch
 from .key_commands import key_commands
@@ -320,12 +322,18 @@ class BrowserScreen(DirectoryWatch):
 
     @on(DirectoryWatch.Changed)
     def _changed(self, message: DirectoryWatch.Changed) -> None:
+        selected, was = self._selected_path(), self.table.cursor
         for path in message.gone:
             self.live_rows.drop(path)
         gone = {path for path in message.gone if self.rows.pop(path, None) is not None}
         if gone & self._shown:
             self._remove(gone)
         self._merge(message.rows)
+        # Its file compressed or unpacked in place (the viewer reads on from the other
+        # name): the cursor goes on with it.
+        twin = packed_twin(selected) if selected in gone else None
+        if twin is not None and twin in self._shown:
+            self._move_to(twin, scroll=False, was=was)
         self._refresh_labels()
 
     def _recheck_live(self) -> None:
@@ -344,8 +352,13 @@ class BrowserScreen(DirectoryWatch):
         ]
         fresh = [self._resummarise(s.path, locks) for s in targets if os.path.isfile(s.path)]
         changed = [s for s in fresh if self.rows.get(s.path) != s]
-        if changed:
-            self.post_message(self.Changed(changed, []))
+        # (folders made unreadable, or readable again: said as a scan again would say them)
+        came, gone, opened = folder_changes(self.rows, self.bases, self.recursive, self._summarise)
+        self._folders_again |= opened  # (a watch of folders one by one: that one too)
+        if changed or came or gone:
+            self.post_message(self.Changed(changed + [self._placed(s) for s in came], gone))
+        if shut := [row.path for row in came if row.is_folder]:  # (as a watch begun says)
+            self.post_message(self.WatchNarrowed("cannot be listed now", shut))
 
     # -- the table --------------------------------------------------------------
 
@@ -442,7 +455,9 @@ class BrowserScreen(DirectoryWatch):
 
     def _refresh_totals(self) -> None:
         width = max(self.size.width - 2, 20)  # (its padding; broken between its facts)
-        said = totals_line(self.rows.values(), self.table.row_count, width)
+        rows = self.rows
+        shown = sum(not (row := rows.get(path)) or not row.is_folder for path in self.order)
+        said = totals_line(rows.values(), shown, width)
         self.query_one("#browser-totals", Static).update(said)
 
     def _refresh_title(self) -> None:

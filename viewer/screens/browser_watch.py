@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
+from session_core.compressed import packed_twin
 from session_core.scan import LISTED, list_transcript_paths, part_of_another, readable_folders
 from session_core.text import count
 
@@ -33,6 +34,9 @@ class DirectoryWatch(Screen[None]):
     recursive: bool
     force_polling: bool
     rows: dict[str, FileSummary]
+    # A folder that could not be read can be now (the browser's recheck): a watch of
+    # folders one by one begins again, that one among them.
+    _folders_again = False
 
     def _summarise(self, path: str) -> FileSummary:
         """A file's row, read whole (the browser's)."""
@@ -140,6 +144,9 @@ class DirectoryWatch(Screen[None]):
         ):
             if worker.is_cancelled:
                 return False
+            if self._folders_again and folders is not None:
+                self._folders_again = False
+                return True
             if catch_up:  # (the first yield comes once the watcher is on)
                 catch_up = False
                 self.post_message(self.WatchResumed())
@@ -148,10 +155,14 @@ class DirectoryWatch(Screen[None]):
             fresh: list[FileSummary] = []
             gone: list[str] = []
             sessions: set[str] = set()  # rows a subagent's file changed, made once each
+            twins: set[str] = set()  # the other names of files gone (compressed, unpacked)
             new_folder = False
             for change, path in sorted(changes, key=lambda x: x[1]):
                 if change == Change.deleted and not os.path.exists(path):
                     gone.append(os.path.abspath(path))
+                    twin = packed_twin(path)
+                    if twin is not None:
+                        twins.add(os.path.abspath(twin))
                 elif os.path.isdir(path):
                     # a new directory: files written before its watch began sent no event
                     if change == Change.added:
@@ -164,6 +175,12 @@ class DirectoryWatch(Screen[None]):
                     fresh.append(self._resummarise(path))
             made = {row.path for row in fresh}
             fresh.extend(self._resummarise(p, linked_changed=True) for p in sorted(sessions - made))
+            # a file's row goes on from its other name (its event came before, when the
+            # file it is a copy of was there: no row then)
+            made.update(row.path for row in fresh)
+            for twin in sorted(twins - made):
+                if os.path.isfile(twin) and not part_of_another(twin):
+                    fresh.append(self._resummarise(twin))
             self.post_message(self.Changed(fresh, gone))
             if new_folder and folders is not None and self.recursive:
                 return True
@@ -171,7 +188,8 @@ class DirectoryWatch(Screen[None]):
 
     @on(WatchNarrowed)
     def _watch_narrowed(self, message: WatchNarrowed) -> None:
-        skipped = ", ".join(one_line(path, 60) for path in message.skipped[:3])
+        # (each as its row names it, cut from the left as the rows cut it: its name kept)
+        skipped = ", ".join(fit_path(self._rel(path), 40) for path in message.skipped[:3])
         more = len(message.skipped) - 3
         self.notify(
             f"{count(len(message.skipped), 'folder')} cannot be watched ({skipped}"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...indexing import field_said, loads_payload
 from ...model import Part
 from ...text import finish_mark
 from . import blocks
@@ -103,7 +104,9 @@ def assistant(
         server = blocks.server_call(part) if part.kind == "other" else None
         if part.kind == "tool-call" or server:
             call_id = part.call_id
-            if call_id and not _written_again(b, call_id, item, copied):
+            if not call_id:  # (no result can name it: no operation, said)
+                _no_call_id(b, message, index, line)
+            elif not _written_again(b, call_id, item, copied):
                 _call(b, part, index, line, response, item, side, ts)
         elif server is False and part.call_id:
             # a server tool's result (web search), in the response that called it: its
@@ -112,6 +115,26 @@ def assistant(
             if at >= 0 and b.calls.result[at] < 0:
                 _answer(b, at, item, part, index, _span(b), NOTHING_SAID)
                 b.calls.answered_on(at, line, ts)
+
+
+def _no_call_id(b: ClaudeCodeBuilder, message: Message, index: int, line: int) -> None:
+    """A call block (``tool_use``, ``server_tool_use``) whose id is left out or no
+    non-empty string: shown as written, no tool operation made of it, and warned of, the
+    id as written (a line read typed: its block read again, a ``null`` decoded there as
+    an id left out)."""
+    content = message.content
+    block: Any = content[index] if isinstance(content, list) else None
+    if not isinstance(block, dict):
+        try:
+            block = loads_payload(bytes(b.line_raw))["message"]["content"][index]
+        except (ValueError, LookupError, TypeError):
+            block = {}
+    kind = block.get("type") if isinstance(block, dict) else None
+    said = field_said(block, "id", "a non-empty string") if isinstance(block, dict) else "no id"
+    b.warnings.append(
+        f"line {line}: a {kind if isinstance(kind, str) else 'tool_use'} block has {said}: "
+        "no tool operation is made of it"
+    )
 
 
 def _finish(b: ClaudeCodeBuilder, item: int, stop: str, synthetic: bool) -> None:

@@ -1,0 +1,130 @@
+"""The browser follows what happens to its folders and files while it is open (audit D6,
+D7): a folder made unreadable becomes an ``unreadable`` row (its sessions' rows gone), and
+one made readable again lists its sessions again, on the browser's own refresh tick, no
+``r`` needed; the footer counts such a folder apart from the files. A session compressed
+or unpacked in place (``NAME.jsonl`` ↔ ``NAME.jsonl.zst``: one file to the viewer) keeps
+the cursor."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import zstandard
+from helpers import file_permissions_apply
+from test_browser import QuickApp, browser, scanned, until
+
+from session_core import Message, Session
+
+SIZE = (120, 30)
+
+
+def _session(path: Path, n: int) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with Session.create(path, {"agent": f"agent{n}", "model": "m"}) as session:
+        session.append_message(Message(role="user", content=f"prompt {n}"))
+    stamp = time.time() - 3600 - n  # (finished, in a known order: s0 the newest)
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def _warned(message: object) -> bool:
+    """A notice that the folder ``proj`` cannot be watched, named as its row names it."""
+    return str(message).startswith("1 folder cannot be watched (proj)")
+
+
+def _footer(app: QuickApp) -> str:
+    return str(browser(app).query_one("#browser-totals").render())
+
+
+async def test_a_folder_made_unreadable_and_readable_again_is_said_on_its_own(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "runs"
+    _session(root / "open" / "s0.jsonl", 0)
+    inside = _session(root / "proj" / "s1.jsonl", 1)
+    folder = root / "proj"
+    try:
+        with file_permissions_apply():  # (and the app's threads, made inside it)
+            app = QuickApp(root)
+            async with app.run_test(size=SIZE) as pilot:
+                await scanned(pilot)
+                screen = browser(app)
+                assert str(inside) in screen.rows
+                os.chmod(folder, 0)
+                await until(pilot, lambda: str(folder) in screen.rows)
+                row = screen.rows[str(folder)]
+                assert row.status == "unreadable" and row.is_folder
+                assert "cannot be listed" in (row.reason or "")
+                assert str(inside) not in screen.rows and str(folder) in screen.order
+                await until(pilot, lambda: any(_warned(n.message) for n in app._notifications))
+                await pilot.pause(0.1)
+                said = _footer(app)
+                assert said.startswith("1 file ") and "1 folder unreadable" in said, said
+                os.chmod(folder, 0o755)
+                await until(pilot, lambda: str(inside) in screen.rows)
+                assert str(folder) not in screen.rows
+                await pilot.pause(0.1)
+                assert _footer(app).startswith("2 files ") and "folder" not in _footer(app)
+                # watched again: a session written there later appears
+                _session(folder / "s2.jsonl", 2)
+                await until(pilot, lambda: str(folder / "s2.jsonl") in screen.rows)
+    finally:
+        os.chmod(folder, 0o755)
+
+
+async def test_a_folder_unreadable_from_the_start_is_counted_apart_and_comes_back(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "runs"
+    _session(root / "open" / "s0.jsonl", 0)
+    inside = _session(root / "closed" / "s1.jsonl", 1)
+    folder = root / "closed"
+    os.chmod(folder, 0)
+    try:
+        with file_permissions_apply():
+            app = QuickApp(root)
+            async with app.run_test(size=SIZE) as pilot:
+                await scanned(pilot)
+                screen = browser(app)
+                assert screen.rows[str(folder)].is_folder
+                said = _footer(app)
+                assert said.startswith("1 file ") and "1 folder unreadable" in said, said
+                os.chmod(folder, 0o755)
+                await until(pilot, lambda: str(inside) in screen.rows)
+                assert str(folder) not in screen.rows
+                await pilot.pause(1.0)  # (its watch begun: the others' were one by one)
+                _session(folder / "s2.jsonl", 2)
+                await until(pilot, lambda: str(folder / "s2.jsonl") in screen.rows)
+    finally:
+        os.chmod(folder, 0o755)
+
+
+async def test_the_cursor_stays_on_a_session_compressed_or_unpacked_in_place(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "d"
+    paths = [_session(root / f"s{n}.jsonl", n) for n in range(5)]
+    plain = paths[2]
+    packed = Path(f"{plain}.zst")
+    app = QuickApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        await pilot.press("j", "j")
+        assert screen._selected_path() == str(plain)
+        stamp = plain.stat().st_mtime
+        packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+        os.utime(packed, (stamp, stamp))  # (``zstd`` keeps the time: the row keeps its place)
+        await pilot.pause(1.0)  # (its events handed on apart: a copy beside its plain file)
+        plain.unlink()
+        await until(pilot, lambda: str(packed) in screen.rows and str(plain) not in screen.rows)
+        await pilot.pause(0.2)
+        assert screen._selected_path() == str(packed)
+        plain.write_bytes(zstandard.ZstdDecompressor().decompress(packed.read_bytes()))
+        os.utime(plain, (stamp, stamp))
+        packed.unlink()
+        await until(pilot, lambda: str(plain) in screen.rows and str(packed) not in screen.rows)
+        await pilot.pause(0.2)
+        assert screen._selected_path() == str(plain)

@@ -1,0 +1,103 @@
+"""A followed ``.jsonl.zst`` that a zstd frame is appended to (``zstd -c >> FILE``) is read
+on from where it was, its new lines alone, not again from line 1 as a rewritten file is
+(audit D3: "the compressed file was rewritten" at each append); a frame cut short and then
+completed goes on the same way, its banner gone."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import zstandard
+from codex_writer import story
+
+from session_core.follow_update import FollowUpdate
+from session_core.tail_reader import TailReader
+
+
+def _frames(tmp_path: Path) -> tuple[Path, list[bytes], list[bytes]]:
+    """``rollout.jsonl.zst`` empty yet, and a rollout's lines split in two, each half as
+    one zstd frame (the second half's lines, then both frames)."""
+    plain = tmp_path / "plain.jsonl"
+    story(plain)
+    lines = plain.read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    frames = [
+        zstandard.ZstdCompressor(write_checksum=True).compress(b"".join(part))
+        for part in (lines[:half], lines[half:])
+    ]
+    return tmp_path / "rollout.jsonl.zst", lines, frames
+
+
+def _step(tail: TailReader) -> FollowUpdate:
+    update = tail.step(None)
+    assert update is not None
+    return update
+
+
+def _append(path: Path, data: bytes) -> None:
+    with open(path, "ab") as out:
+        out.write(data)
+    stamp = path.stat().st_mtime_ns + 1_000_000_000  # (a coarse clock: it changed)
+    os.utime(path, ns=(stamp, stamp))
+
+
+def test_a_frame_appended_is_read_on_as_new_lines(tmp_path: Path) -> None:
+    path, lines, frames = _frames(tmp_path)
+    half = len(lines) // 2
+    path.write_bytes(frames[0])
+    tail = TailReader(str(path))
+    first = _step(tail)
+    assert first.lines == list(range(1, half + 1)) and first.warnings == []
+    _append(path, frames[1])
+    more = _step(tail)
+    assert (more.reset, more.initial, more.warnings, more.problem) == (False, False, [], None)
+    assert more.lines == list(range(half + 1, len(lines) + 1))
+    assert more.envelopes == [orjson.loads(line) for line in lines[half:]]
+    assert tail.step(None) is None  # (nothing more: not read again)
+    # rewritten in place (the same inode, other lines): read again from line 1, said so
+    with open(path, "r+b") as out:
+        out.truncate(0)
+        out.write(frames[1])
+    os.utime(path, ns=(1, 1))
+    again = _step(tail)
+    assert again.reset and again.lines[0] == 1
+    assert any("the compressed file was rewritten" in w for w in again.warnings)
+
+
+def test_a_cut_frame_completed_is_read_on_its_banner_gone(tmp_path: Path) -> None:
+    path, lines, frames = _frames(tmp_path)
+    half = len(lines) // 2
+    cut = len(frames[1]) // 2
+    path.write_bytes(frames[0] + frames[1][:cut])
+    tail = TailReader(str(path))
+    first = _step(tail)
+    assert first.lines == list(range(1, half + 1))
+    assert first.problem is not None and "the last frame is cut" in first.problem
+    _append(path, frames[1][cut:])
+    more = _step(tail)
+    assert (more.reset, more.warnings, more.problem) == (False, [], None)
+    assert more.lines == list(range(half + 1, len(lines) + 1))
+
+
+async def test_the_viewer_shows_a_frame_appended_as_new_lines_unannounced(
+    tmp_path: Path,
+) -> None:
+    from helpers import app_loaded, said, wait_for
+
+    from session_core import open_transcript
+    from viewer.screens.model_screen import ModelScreen
+
+    path, _lines, frames = _frames(tmp_path)
+    path.write_bytes(frames[0])
+    async with app_loaded(path, ModelScreen, (120, 32)) as (app, pilot):
+        screen = app.file_screen
+        before = len(screen.transcript.messages)
+        _append(path, frames[1])
+        whole = len(open_transcript(path).messages)
+        assert whole != before  # (the second half's compaction sends fewer)
+        await wait_for(pilot, lambda: len(screen.transcript.messages) == whole, 20)
+        await pilot.pause(0.3)
+        assert not screen.transcript.warnings
+        assert not said(app, "rewritten") and not said(app, "rebuilt")
