@@ -11,6 +11,7 @@ from helpers import file_permissions_apply, screen_lines, screen_text, wait_for
 from v1_screen_helpers import SIZE, replay, story, story_open
 
 from session_core import Message, Session
+from session_core.text import size_text as SIZE_TEXT
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.items_view import ItemsView
@@ -72,25 +73,38 @@ async def test_a_deleted_file_stays_shown_until_another_is_there(tmp_path: Path)
 
 
 async def test_a_file_replaced_by_one_that_cannot_be_read_says_so(story, tmp_path: Path) -> None:
-    """Replaced under the view by a file it may not read (mode 000): the banner says so,
-    and once it can be read it is, and a toast says it can be read now (an audit: it read
-    as an empty file, live, the reason only in the warnings)."""
+    """Replaced under the view by a file it may not read (mode 000): what was read stays
+    shown, its counts with it, the banner and a toast say the file was replaced by one
+    that cannot be read, and nothing is said to be rebuilt (an audit: the view was
+    emptied, "0 lines", and the toast said "rebuilt from line 1"); once it can be read it
+    is, and a toast says it can be read now."""
     path, _ = story
     other = tmp_path / "other.jsonl"
-    other.write_bytes(path.read_bytes())
+    with Session.create(other, meta={"agent": "second"}) as s:
+        s.append_message(Message(role="user", content="the new file's words"))
     other.chmod(0)
     try:
         with file_permissions_apply():  # (and the app's threads, made inside it)
             app = TailscopeApp(path)
             async with app.run_test(size=(200, 30)) as pilot:
                 view = app.query_one(ItemsView)
-                await wait_for(pilot, lambda: len(view.items) > 0)
+                await wait_for(pilot, lambda: len(view.items) == 6)
+                size = path.stat().st_size
                 os.replace(other, path)
                 await wait_for(pilot, lambda: "Permission denied" in screen_text(app))
-                assert "cannot be read" in screen_text(app)
+                await pilot.pause(0.3)
+                text = " ".join(screen_lines(app))
+                assert "cannot be read" in text and "the file was replaced" in text
+                assert len(view.items) == 6 and "20 lines" in text
+                assert "transcript-v1" in text and "unknown format" not in text
+                assert "6 sent next" in text and SIZE_TEXT(size) in text
+                notes = [str(n.message) for n in app._notifications]
+                assert not any("rebuilt" in n for n in notes), notes
+                assert any("What was read stays shown" in n for n in notes), notes
                 path.chmod(0o644)
-                await wait_for(pilot, lambda: len(view.items) > 0)
+                await wait_for(pilot, lambda: len(view.items) == 1)
                 await wait_for(pilot, lambda: "Permission denied" not in screen_text(app))
+                assert "the new file's words" in screen_text(app)
                 # (said as such: it said "truncated or replaced", an audit found)
                 notes = [str(n.message) for n in app._notifications]
                 said = "The file can be read now: the view was rebuilt from line 1."
