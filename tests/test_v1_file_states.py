@@ -214,15 +214,15 @@ async def test_a_file_led_by_a_byte_order_mark_is_shown(story, tmp_path: Path) -
 async def test_the_banner_names_the_first_bad_line(story, tmp_path: Path) -> None:
     """A file led by two byte order marks (the second is no JSON): the banner says line 1
     and why (it named line 2, the first warning said, "not the start of a known
-    transcript format"; an audit)."""
+    transcript format"; an audit), as ``check`` does: it is not a transcript."""
     path, _ = story
     bom = tmp_path / "bom.jsonl"
     bom.write_bytes(b"\xef\xbb\xbf" * 2 + path.read_bytes())
     app = TailscopeApp(bom)
     async with app.run_test(size=(200, 30)) as pilot:
-        await wait_for(pilot, lambda: "could not be read as" in screen_text(app))
+        await wait_for(pilot, lambda: "is not a transcript" in screen_text(app))
         text = screen_text(app)
-        assert "a transcript: line 1 " in text and "byte order mark" in text
+        assert "is not a transcript: line 1: " in text and "byte order mark" in text
 
 
 async def test_a_reset_says_why_the_view_was_rebuilt(tmp_path: Path) -> None:

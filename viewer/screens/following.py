@@ -136,6 +136,7 @@ class FollowingScreen(RemovedOnceMounted):
         self.reading = ""  # the file the follower reads: the path, or its compressed copy
         self._was_gone = False  # ... as the update before this one said
         self.read_problem: str | None = None  # the file is there and cannot be read: why
+        self.read_once = False  # a file was read (opened), its lines counted (none, may be)
         self._seen_live = False  # the writer was at work while the file was shown
         self.quiet_since: float | None = None  # its last write, while it is quiet since
         # Held by the worker while it replays and by the UI thread while it reads the
@@ -260,6 +261,7 @@ class FollowingScreen(RemovedOnceMounted):
             return
         self._was_gone, self.gone = self.gone, False
         self._file_seen = True
+        self.read_once = self.read_once or update.initial or bool(update.lines)
         if update.reset:
             self.forget_writer()
         elif self._loaded and not self._live_cached and update.lines:
