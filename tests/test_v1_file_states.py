@@ -263,3 +263,24 @@ async def test_a_file_not_there_yet_is_not_said_gone(tmp_path: Path) -> None:
         path.unlink()
         await wait_for(pilot, lambda: "does not exist any more" in " ".join(screen_lines(app)))
         assert "● gone" in screen_text(app)
+
+
+async def test_an_open_warnings_dialog_is_renewed_by_a_reset(tmp_path: Path) -> None:
+    """``w`` open while the file is truncated: the dialog lists the warnings after the
+    reset, and says why its list changed (an audit: it kept the old file's two, the
+    header saying one)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="first words"))
+    with path.open("ab") as fh:
+        fh.write(b"not json at all\n")
+    app = TailscopeApp(path)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_for(pilot, lambda: "first words" in screen_text(app))
+        await pilot.press("w")
+        await wait_for(pilot, lambda: "line 3 could not be read" in screen_text(app))
+        os.truncate(path, 0)
+        await wait_for(pilot, lambda: "read again from line 1" in screen_text(app))
+        text = " ".join(screen_lines(app))
+        assert "line 3 could not be read" not in text
+        assert "1 warning" in text and "the file was truncated" in text

@@ -40,9 +40,10 @@ from ..widgets.model_diff import ModelDiff, ModelDiffView
 from ..widgets.model_panes import OpsPane, RunsPane
 from ..widgets.model_status import ModelStatus
 from ..widgets.row_search import RowSearch
-from .following import FIRST_TAB, Pane
+from .following import FIRST_TAB
 from .not_a_transcript import not_a_transcript, unclaimed_view
 from .other_sessions import OtherSessions
+from .pane_lookup import Pane
 from .searching import SearchingScreen
 from .unfinished_line import UnfinishedLine, line_bytes
 
@@ -172,12 +173,25 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         if update.reset and self._loaded:
             self._say_rebuilt(update)
         self._draw(to_end=True if (update.reset or not self._loaded) else None)
+        if update.reset:
+            self._renew_warnings()
         if update.caught_up and not self._loaded:
             self._loaded = True
             # That draw (a big file's first whole snapshot: 0.2 s at 1 GB) is no measure
             # of a followed line's, and held the next draw back 0.7 s: the next one says.
             self._draw_cost = 0.0
             self._refresh_status()  # (drawn as still loading a moment ago)
+
+    def _renew_warnings(self) -> None:
+        """A warnings dialog open over this screen lists the file's warnings as they are
+        after a reset (it kept the file's before it, a count the header no longer said)."""
+        from .warnings import WarningsScreen
+
+        stack = self.app.screen_stack
+        for screen in stack[stack.index(self) + 1 :] if self in stack else ():
+            if isinstance(screen, WarningsScreen):
+                why = "the file was read again from line 1: its warnings now"
+                screen.renew(list(self.transcript.warnings), self.unfinished(), why)
 
     def _unfinished(self) -> str:
         start, size = self.held_span
@@ -239,6 +253,8 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self._tabs_for_unclaimed()
         if self.held_line and not alive:  # (a live writer is still writing it)
             self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]
+        if self.carried:  # (why the screen of another format gave way to this one)
+            self.transcript.warnings = [*self.carried, *self.transcript.warnings]
         self.conversation.show(self.transcript, to_end=to_end)
         self._stale = {"tools", "runs", "diff"}
         self._refresh_pane(self.query_one(TabbedContent).active)
