@@ -284,3 +284,36 @@ async def test_an_open_warnings_dialog_is_renewed_by_a_reset(tmp_path: Path) -> 
         text = " ".join(screen_lines(app))
         assert "line 3 could not be read" not in text
         assert "1 warning" in text and "the file was truncated" in text
+
+
+async def test_a_rebuild_keeps_the_cursor_at_its_line_and_counts_nothing_re_read(
+    tmp_path: Path,
+) -> None:
+    """Scrolled up, the file truncated and written again: the cursor goes back to its
+    line once that is read again, and nothing read again is "new" (an audit: "↓ 312 new"
+    of 312 items, no cursor); an item appended after that is."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        for n in range(12):
+            s.append_message(Message(role="user", content=f"message {n}"))
+    body = path.read_bytes()
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.press("g", "j", "j")
+        await wait_for(pilot, lambda: view.cursor == 2)
+        line = view.items[2].line
+        os.truncate(path, 0)
+        await wait_for(pilot, lambda: not view.items)
+        await pilot.pause(0.3)
+        path.write_bytes(body)
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.pause(0.3)
+        assert view.cursor == 2 and view.items[2].line == line
+        assert view.new_count == 0 and "↓" not in screen_text(app)
+        with Session.load(path) as s:
+            s.append_message(Message(role="user", content="a new one"))
+        await wait_for(pilot, lambda: len(view.items) == 13)
+        await wait_for(pilot, lambda: "↓ 1 new" in screen_text(app))
+        assert view.cursor == 2

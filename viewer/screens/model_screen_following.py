@@ -172,6 +172,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             return
         if update.reset and self._loaded:
             self._say_rebuilt(update)
+            self.conversation.rebuilt()  # (its cursor kept at its line, nothing re-read new)
         self._draw(to_end=True if (update.reset or not self._loaded) else None)
         if update.reset:
             self._renew_warnings()
