@@ -374,6 +374,9 @@ class TailReader:
             self.vanished = False
             self.problem = None
             st = fst
+        elif self.problem is not None:  # (the file read, that could not be looked at: said)
+            update.warnings.append(f"{where} can be read again")
+            self.problem, self.blocked = None, False
         elif self._size(st) == self.offset:
             return None
         try:

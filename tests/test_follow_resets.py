@@ -477,3 +477,34 @@ def test_a_file_replaced_by_a_directory_keeps_what_was_read(tmp_path: Path) -> N
         assert update.envelopes == records(path)
     finally:
         tail.close()
+
+
+def test_a_file_that_could_not_be_looked_at_says_when_it_can(tmp_path: Path) -> None:
+    """Its folder made unreadable, then readable again with nothing appended: an update
+    says the file can be read again (the viewer's banner stood till something was
+    appended), and a second time it cannot be looked at is said again."""
+    from helpers import file_permissions_apply
+
+    from session_core.tail_reader import TailReader
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    path = folder / "t.jsonl"
+    write_transcript(path, 2)
+    tail = TailReader(str(path))
+    try:
+        with file_permissions_apply():
+            assert tail.step(None) is not None
+            for _ in range(2):
+                folder.chmod(0)
+                update = tail.step(None)
+                assert update is not None and update.problem is not None
+                assert "Permission denied" in update.problem and not update.reset
+                folder.chmod(0o755)
+                update = tail.step(None)
+                assert update is not None and update.problem is None and not update.reset
+                assert update.warnings == [f"{path} can be read again"] and not update.envelopes
+                assert tail.step(None) is None
+    finally:
+        folder.chmod(0o755)
+        tail.close()

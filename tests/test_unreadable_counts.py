@@ -62,5 +62,9 @@ async def test_a_file_that_cannot_be_looked_at_keeps_its_last_size(tmp_path: Pat
                 text = " ".join(screen_lines(app))
                 assert size in text and " 0 B " not in text  # (the size read, not 0)
                 assert len(view.items) == 2 and "2 sent next" in text
+                folder.chmod(0o755)  # (nothing appended: the banner goes all the same)
+                await wait_for(
+                    pilot, lambda: "Permission denied" not in " ".join(screen_lines(app))
+                )
     finally:
         folder.chmod(0o755)
