@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import copy
 import os
 import stat
 from typing import Any
@@ -17,7 +16,6 @@ from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 from .indexing import head_record
-from .line_warnings import settled_line
 from .read_only import open_read_only as _open_ro
 from .read_only import unviewed as _unviewed
 from .reader import BOM, bom_length, is_blank
@@ -31,6 +29,17 @@ _SPARE_BLOCKS = 2
 
 
 AGAIN = ": reading it again from line 1"  # the end of a reset's warning: why, first
+
+
+def _kind(mode: int) -> str:
+    """What a path that is no regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
 
 
 class TailReader:
@@ -65,6 +74,9 @@ class TailReader:
         self.existed = False  # a file was opened at the path (else it only appeared)
         self.started = False  # an update has been produced
         self.problem: str | None = None  # the last "cannot be read" warning, said once
+        # The file read was replaced by one that cannot be opened (not by something that
+        # is no file): what was read stands till it can be, then said so (its reset).
+        self.blocked = False
         self.source: LineSource | None = None  # the file read, for readers to read lines again
         # A zstd-compressed file (Codex's idle rollouts) is read as its lines: unpacked
         # once (it does not grow), and read again only when the file itself changes.
@@ -103,6 +115,7 @@ class TailReader:
         self.damage = None
         self.ending = b"\n"
         self.refused = (0, 0)
+        self.blocked = False
 
     def _size(self, st: os.stat_result) -> int:
         """How many bytes of lines the file holds (a compressed one: once unpacked)."""
@@ -203,70 +216,10 @@ class TailReader:
         return bool(ended) or not new
 
     def settle(self) -> FollowUpdate | None:
-        """The held-back last line as a line read, its writer gone: where the file's format
-        keeps a whole last line without its newline (``keeps_unended_line``, as its whole
-        read does) and the line is whole (its records read as a complete line's are), or
-        blank (no record, nothing said, as its whole read skips it). None where there is
-        none, or it is not whole (a crash tail, still held back)."""
-        held = (self.complete, self.offset)
-        if not self.partial or held == self.refused:
-            return None
-        from .formats import by_name
+        """The held-back last line as a line read, its writer gone (``tail_settle``)."""
+        from .tail_settle import settle_held
 
-        line = b"".join(self.partial)
-        raw = line.removesuffix(b"\r")
-        if self.format is None and not self._held_decides(raw):
-            self.refused = held
-            return None
-        assert self.format is not None
-        fmt = by_name(self.format)
-        said: list[str] = []
-        records = parse_records(
-            raw,
-            self.line + 1,
-            said,
-            mend=fmt.mends_lines,
-            joins=fmt.joins_lines,
-            blank_ok=fmt.blank_lines_ok,
-        )
-        blank = not records and not said  # (white space alone: a CR after a newline)
-        if not fmt.keeps_unended_line or not (records or blank):
-            self.refused = held
-            return None
-        update = FollowUpdate(read=self.reading)
-        number = self.line + 1
-        span = self.complete << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0
-        if not blank:  # (a blank line the whole read skips, saying nothing: so here)
-            update.warnings.extend([*said, settled_line(number)])
-            if self.parse:
-                update.envelopes.extend(records)
-                update.lines.extend([number] * len(records))
-                update.spans.extend([span if len(records) == 1 else 0] * len(records))
-            else:
-                update.raw.append(raw)
-                update.lines.append(number)
-                update.spans.append(span)
-        self.line = number
-        self.complete = self.offset
-        self.partial = []
-        self.ending = line[-1:]
-        update.offset = update.size = self.offset
-        update.caught_up = True
-        update.format = self.format
-        update.source = self.source
-        return update
-
-    def _held_decides(self, raw: bytes) -> bool:
-        """Whether the held line, whole, names the file's format (as ``detect_format`` reads
-        an unended last line: a session-meta alone); it is the format then. One that names
-        none leaves the head as it was (were it ended and read again: not taken twice)."""
-        if self.seen_first or is_blank(raw):
-            return False
-        head = copy.copy(self.head)
-        if not head.feed(head_record(raw)) or head.format is None:
-            return False
-        self.head, self.seen_first, self.format = head, True, head.format
-        return True
+        return settle_held(self)
 
     def _held_intact(self, fd: int) -> bool:
         """Whether the unfinished line held back is still what the file has there (its
@@ -318,14 +271,27 @@ class TailReader:
         update.warnings.append(text)
         return update
 
-    def _not_a_file(self, update: FollowUpdate) -> FollowUpdate | None:
-        """A directory, FIFO, socket or device: never opened (a FIFO's open would block)."""
-        if self.fd is not None:  # what was shown is gone
-            self._restart()
-            update.reset = update.initial = True
+    def _not_a_file(self, update: FollowUpdate, mode: int) -> FollowUpdate | None:
+        """A directory, FIFO, socket or device: never opened (a FIFO's open would block).
+        In place of a file read: what was read stands (no reset) until a file that can
+        be read is there, which is read from line 1 then."""
         self.started = True
         self.vanished = False
+        if self.fd is not None:
+            said = f"{self.path} was replaced by {_kind(mode)}, not a regular file"
+            return self._complain(update, f"{said}; waiting for one")
         return self._complain(update, f"{self.path} is not a regular file; waiting for one")
+
+    def _unreadable(self, update: FollowUpdate, why: str, reason: str) -> FollowUpdate | None:
+        """The file at the path (``why``: it cannot be opened) is not the one read, for
+        ``reason``. A file read before stands as read (no reset: nothing of it is thrown
+        away for a file not read) until this one can be read: its reset comes then, and
+        says it can be read now."""
+        self.started = True
+        if self.fd is not None:
+            self.blocked = True
+            return self._complain(update, f"{why}; {reason}" if reason else why)
+        return self._complain(update, why)
 
     def step(self, limit_bytes: int | None) -> FollowUpdate | None:
         """Read what is new (at most about ``limit_bytes``); None when nothing changed."""
@@ -338,7 +304,7 @@ class TailReader:
         except OSError as err:
             return self._complain(update, f"{where} cannot be read: {err.strerror}")
         if not stat.S_ISREG(st.st_mode):
-            return self._not_a_file(update)
+            return self._not_a_file(update, st.st_mode)
         reason, news = None, False
         if self.fd is None:
             if self.vanished and self.existed:
@@ -377,23 +343,22 @@ class TailReader:
         elif not ends:
             reason = "its last line, read whole once its writer was gone, was written on"
         if reason is not None:
-            had_content = self.fd is not None
-            self._restart()
-            self.reading = where
+            # Opened before anything is let go: a file that cannot be read leaves what
+            # was read as it was (``_unreadable``), to be read from line 1 once it can.
             try:
                 fd = _open_ro(where)
             except FileNotFoundError:
                 return self._vanish(update)
             except OSError as err:
-                if had_content:  # what was shown is gone
-                    update.reset = update.initial = True
-                    update.warnings.append(f"{reason}{AGAIN}")
-                self.started = True
-                return self._complain(update, f"{where} cannot be read: {err.strerror}")
+                return self._unreadable(update, f"{where} cannot be read: {err.strerror}", reason)
             fst = os.fstat(fd)
             if not stat.S_ISREG(fst.st_mode):
                 os.close(fd)
-                return self._not_a_file(update)
+                return self._not_a_file(update, fst.st_mode)
+            if self.blocked:  # (its replacement was said, and why it was not read)
+                reason = "the file can be read now"
+            self._restart()
+            self.reading = where
             self.fd = fd
             self.existed = True
             self.ino = (fst.st_dev, fst.st_ino)
@@ -414,6 +379,9 @@ class TailReader:
             self.vanished = False
             self.problem = None
             st = fst
+        elif self.problem is not None:  # (the file read, that could not be looked at: said)
+            update.warnings.append(f"{where} can be read again")
+            self.problem, self.blocked = None, False
         elif self._size(st) == self.offset and not news:
             return None
         try:

@@ -21,6 +21,8 @@ class UpdateNotes:
         if update.reset:
             self.resets += 1
         self.exists = update.exists
+        if update.problem is not None and not (update.initial or update.lines):
+            return  # (the file could not be read: its size is not known, the last stands)
         self.size = max(update.size, 0)
 
 

@@ -414,3 +414,97 @@ def test_a_file_that_can_be_read_now_is_said_so_not_replaced(
         assert update.envelopes == records(path)
     finally:
         tail.close()
+
+
+def test_a_file_replaced_by_one_that_cannot_be_read_keeps_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replaced by a file that cannot be opened (mode 000): no reset until it can be (an
+    audit: the reset came first, and the viewer threw away every line read for a file it
+    never read); the problem says why and what happened, once; then the new file is read
+    from line 1, said so."""
+    import session_core.tail_reader as tail_reader
+
+    path = transcript_at(tmp_path, 2)
+    real = tail_reader._open_ro
+
+    def refused(where: str) -> int:
+        raise PermissionError(13, "Permission denied", where)
+
+    tail = tail_reader.TailReader(str(path))
+    try:
+        first = tail.step(None)
+        assert first is not None and len(first.envelopes) == 3
+        staging = tmp_path / "new.jsonl"
+        write_transcript(staging, 4, tag="b")
+        os.replace(staging, path)
+        monkeypatch.setattr(tail_reader, "_open_ro", refused)
+        update = tail.step(None)
+        assert update is not None and not update.reset and not update.initial
+        why = f"{path} cannot be read: Permission denied; the file was replaced"
+        assert update.problem is not None and update.problem.startswith(why)
+        assert update.warnings == [update.problem] and not update.envelopes
+        assert tail.step(None) is None  # (said once)
+        monkeypatch.setattr(tail_reader, "_open_ro", real)
+        update = tail.step(None)
+        assert update is not None and update.reset and update.problem is None
+        assert "the file can be read now: reading it again from line 1" in update.warnings
+        assert update.envelopes == records(path)
+    finally:
+        tail.close()
+
+
+def test_a_file_replaced_by_a_directory_keeps_what_was_read(tmp_path: Path) -> None:
+    """Replaced by a directory: no reset (what was read stands), the problem says what is
+    there now; a file there again is read from line 1."""
+    from session_core.tail_reader import TailReader
+
+    path = transcript_at(tmp_path, 2)
+    tail = TailReader(str(path))
+    try:
+        assert tail.step(None) is not None
+        path.unlink()
+        path.mkdir()
+        update = tail.step(None)
+        assert update is not None and not update.reset and update.exists
+        said = f"{path} was replaced by a directory, not a regular file; waiting for one"
+        assert update.problem == said and update.warnings == [said]
+        assert tail.step(None) is None
+        path.rmdir()
+        write_transcript(path, 1, tag="c")
+        update = tail.step(None)
+        assert update is not None and update.reset and update.problem is None
+        assert update.envelopes == records(path)
+    finally:
+        tail.close()
+
+
+def test_a_file_that_could_not_be_looked_at_says_when_it_can(tmp_path: Path) -> None:
+    """Its folder made unreadable, then readable again with nothing appended: an update
+    says the file can be read again (the viewer's banner stood till something was
+    appended), and a second time it cannot be looked at is said again."""
+    from helpers import file_permissions_apply
+
+    from session_core.tail_reader import TailReader
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    path = folder / "t.jsonl"
+    write_transcript(path, 2)
+    tail = TailReader(str(path))
+    try:
+        with file_permissions_apply():
+            assert tail.step(None) is not None
+            for _ in range(2):
+                folder.chmod(0)
+                update = tail.step(None)
+                assert update is not None and update.problem is not None
+                assert "Permission denied" in update.problem and not update.reset
+                folder.chmod(0o755)
+                update = tail.step(None)
+                assert update is not None and update.problem is None and not update.reset
+                assert update.warnings == [f"{path} can be read again"] and not update.envelopes
+                assert tail.step(None) is None
+    finally:
+        folder.chmod(0o755)
+        tail.close()

@@ -83,3 +83,38 @@ async def test_an_empty_file_picks_up_its_format_from_its_first_record(
             fh.write(data[20:] + b"\n")
         await wait_for(pilot, lambda: "an answer that arrived later" in screen_text(app), 10)
         assert [m.role for m in screen.transcript.messages] == ["user", "assistant"]
+
+
+@pytest.mark.parametrize("dialog", [False, True])
+async def test_a_file_replaced_by_another_format_says_what_happened(
+    tmp_path: Path, dialog: bool
+) -> None:
+    """A v1 file replaced (a rename) by a Claude Code session: the toast says it was
+    replaced and is now of another format, and a dialog it closed; the reset's warning
+    is kept in ``w`` (an audit: only "This file is claude-code: showing it as such.",
+    and "0 warnings")."""
+    from session_core import Message, Session
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as s:
+        s.append_message(Message(role="user", content="a v1 message"))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "a v1 message" in screen_text(app), 10)
+        old = app.file_screen
+        if dialog:
+            await pilot.press("w")
+            await wait_for(pilot, lambda: app.screen is not old)
+        other = tmp_path / "other.jsonl"
+        other.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in CLAUDE))
+        other.replace(path)
+        await wait_for(pilot, lambda: app.file_screen is not old, 10)
+        await wait_for(pilot, lambda: "first words of a" in screen_text(app), 10)
+        notes = [str(n.message) for n in app._notifications]
+        replaced = "The file was replaced (a new inode, e.g. a repair's rename)"
+        said = f"{replaced}, now of another format (claude-code): the view was rebuilt"
+        assert any(n.startswith(said) for n in notes), notes
+        assert any("dialog open over it was closed" in n for n in notes) == dialog, notes
+        warned = app.file_screen.transcript.warnings
+        assert any(w.startswith("the file was replaced") for w in warned), warned
+        assert "⚠ 1 warning" in screen_text(app)

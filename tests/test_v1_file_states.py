@@ -11,6 +11,7 @@ from helpers import file_permissions_apply, screen_lines, screen_text, wait_for
 from v1_screen_helpers import SIZE, replay, story, story_open
 
 from session_core import Message, Session
+from session_core.text import size_text as SIZE_TEXT
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.items_view import ItemsView
@@ -72,25 +73,38 @@ async def test_a_deleted_file_stays_shown_until_another_is_there(tmp_path: Path)
 
 
 async def test_a_file_replaced_by_one_that_cannot_be_read_says_so(story, tmp_path: Path) -> None:
-    """Replaced under the view by a file it may not read (mode 000): the banner says so,
-    and once it can be read it is, and a toast says it can be read now (an audit: it read
-    as an empty file, live, the reason only in the warnings)."""
+    """Replaced under the view by a file it may not read (mode 000): what was read stays
+    shown, its counts with it, the banner and a toast say the file was replaced by one
+    that cannot be read, and nothing is said to be rebuilt (an audit: the view was
+    emptied, "0 lines", and the toast said "rebuilt from line 1"); once it can be read it
+    is, and a toast says it can be read now."""
     path, _ = story
     other = tmp_path / "other.jsonl"
-    other.write_bytes(path.read_bytes())
+    with Session.create(other, meta={"agent": "second"}) as s:
+        s.append_message(Message(role="user", content="the new file's words"))
     other.chmod(0)
     try:
         with file_permissions_apply():  # (and the app's threads, made inside it)
             app = TailscopeApp(path)
             async with app.run_test(size=(200, 30)) as pilot:
                 view = app.query_one(ItemsView)
-                await wait_for(pilot, lambda: len(view.items) > 0)
+                await wait_for(pilot, lambda: len(view.items) == 6)
+                size = path.stat().st_size
                 os.replace(other, path)
                 await wait_for(pilot, lambda: "Permission denied" in screen_text(app))
-                assert "cannot be read" in screen_text(app)
+                await pilot.pause(0.3)
+                text = " ".join(screen_lines(app))
+                assert "cannot be read" in text and "the file was replaced" in text
+                assert len(view.items) == 6 and "20 lines" in text
+                assert "transcript-v1" in text and "unknown format" not in text
+                assert "6 sent next" in text and SIZE_TEXT(size) in text
+                notes = [str(n.message) for n in app._notifications]
+                assert not any("rebuilt" in n for n in notes), notes
+                assert any("What was read stays shown" in n for n in notes), notes
                 path.chmod(0o644)
-                await wait_for(pilot, lambda: len(view.items) > 0)
+                await wait_for(pilot, lambda: len(view.items) == 1)
                 await wait_for(pilot, lambda: "Permission denied" not in screen_text(app))
+                assert "the new file's words" in screen_text(app)
                 # (said as such: it said "truncated or replaced", an audit found)
                 notes = [str(n.message) for n in app._notifications]
                 said = "The file can be read now: the view was rebuilt from line 1."
@@ -200,15 +214,15 @@ async def test_a_file_led_by_a_byte_order_mark_is_shown(story, tmp_path: Path) -
 async def test_the_banner_names_the_first_bad_line(story, tmp_path: Path) -> None:
     """A file led by two byte order marks (the second is no JSON): the banner says line 1
     and why (it named line 2, the first warning said, "not the start of a known
-    transcript format"; an audit)."""
+    transcript format"; an audit), as ``check`` does: it is not a transcript."""
     path, _ = story
     bom = tmp_path / "bom.jsonl"
     bom.write_bytes(b"\xef\xbb\xbf" * 2 + path.read_bytes())
     app = TailscopeApp(bom)
     async with app.run_test(size=(200, 30)) as pilot:
-        await wait_for(pilot, lambda: "could not be read as" in screen_text(app))
+        await wait_for(pilot, lambda: "is not a transcript" in screen_text(app))
         text = screen_text(app)
-        assert "a transcript: line 1 " in text and "byte order mark" in text
+        assert "is not a transcript: line 1: " in text and "byte order mark" in text
 
 
 async def test_a_reset_says_why_the_view_was_rebuilt(tmp_path: Path) -> None:
@@ -249,3 +263,57 @@ async def test_a_file_not_there_yet_is_not_said_gone(tmp_path: Path) -> None:
         path.unlink()
         await wait_for(pilot, lambda: "does not exist any more" in " ".join(screen_lines(app)))
         assert "● gone" in screen_text(app)
+
+
+async def test_an_open_warnings_dialog_is_renewed_by_a_reset(tmp_path: Path) -> None:
+    """``w`` open while the file is truncated: the dialog lists the warnings after the
+    reset, and says why its list changed (an audit: it kept the old file's two, the
+    header saying one)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="first words"))
+    with path.open("ab") as fh:
+        fh.write(b"not json at all\n")
+    app = TailscopeApp(path)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_for(pilot, lambda: "first words" in screen_text(app))
+        await pilot.press("w")
+        await wait_for(pilot, lambda: "line 3 could not be read" in screen_text(app))
+        os.truncate(path, 0)
+        await wait_for(pilot, lambda: "read again from line 1" in screen_text(app))
+        text = " ".join(screen_lines(app))
+        assert "line 3 could not be read" not in text
+        assert "1 warning" in text and "the file was truncated" in text
+
+
+async def test_a_rebuild_keeps_the_cursor_at_its_line_and_counts_nothing_re_read(
+    tmp_path: Path,
+) -> None:
+    """Scrolled up, the file truncated and written again: the cursor goes back to its
+    line once that is read again, and nothing read again is "new" (an audit: "↓ 312 new"
+    of 312 items, no cursor); an item appended after that is."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        for n in range(12):
+            s.append_message(Message(role="user", content=f"message {n}"))
+    body = path.read_bytes()
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.press("g", "j", "j")
+        await wait_for(pilot, lambda: view.cursor == 2)
+        line = view.items[2].line
+        os.truncate(path, 0)
+        await wait_for(pilot, lambda: not view.items)
+        await pilot.pause(0.3)
+        path.write_bytes(body)
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.pause(0.3)
+        assert view.cursor == 2 and view.items[2].line == line
+        assert view.new_count == 0 and "↓" not in screen_text(app)
+        with Session.load(path) as s:
+            s.append_message(Message(role="user", content="a new one"))
+        await wait_for(pilot, lambda: len(view.items) == 13)
+        await wait_for(pilot, lambda: "↓ 1 new" in screen_text(app))
+        assert view.cursor == 2

@@ -65,7 +65,7 @@ async def test_a_file_no_format_claims_shows_its_lines(tmp_path: Path) -> None:
         screen = model_screen(app)
         await until(
             pilot,
-            lambda: any("could not be read as a transcript" in line for line in screen_lines(app)),
+            lambda: any("is not a transcript" in line for line in screen_lines(app)),
             "the banner",
         )
         assert any(line.lstrip().startswith("3 lines") for line in screen_lines(app))
@@ -122,3 +122,36 @@ def test_a_run_ends_at_its_last_line_applied(tmp_path: Path) -> None:
     runs = live.transcript(writer_alive=False).runs
     assert [(r.ended, r.duration) for r in runs] == [(r.ended, r.duration) for r in whole]
     assert runs and runs[0].ended is not None
+
+
+async def test_a_file_no_format_claims_is_followed_till_it_is_one(tmp_path: Path) -> None:
+    """Not a transcript: its lines alone, no tabs of a format; replaced by a v1 file, it
+    is shown as one, every tab back (an empty file is waited for, never said to be none)."""
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(b"")
+    os.utime(path, (IDLE, IDLE))
+    async with app_on(path, (120, 24)) as (app, pilot):
+        await until(pilot, lambda: model_screen(app)._loaded, "the file read")
+        assert "unknown format" in " ".join(screen_lines(app))  # (empty: waited for)
+        assert "not a transcript" not in " ".join(screen_lines(app))
+        with path.open("ab") as fh:
+            fh.write(b'{"a": 1}\n')
+        await until(
+            pilot, lambda: "not a transcript" in " ".join(screen_lines(app)), "said no transcript"
+        )
+        assert "Runs" not in " ".join(screen_lines(app))  # (no format's tabs)
+        await pilot.press("d")  # (v1's diff: not there to be shown)
+        await until(
+            pilot,
+            lambda: any("its lines alone" in str(n.message) for n in app._notifications),
+            "said",
+        )
+        assert "Runs" not in " ".join(screen_lines(app))
+        other = tmp_path / "other.jsonl"
+        with Session.create(other, meta={"agent": "a"}) as session:
+            session.append_message(Message(role="user", content="a transcript now"))
+        os.replace(other, path)
+        await until(pilot, lambda: "a transcript now" in " ".join(screen_lines(app)), "read")
+        text = " ".join(screen_lines(app))
+        assert "transcript-v1" in text and "not a transcript" not in text
+        assert "Runs" in text and "1 sent next" in text

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import app_on, for_screen, screen_lines, screen_text, snapshot_rerun, wait_for, written
 
+from session_core.formats import not_a_transcript
 from story import OLD_MTIME, write_story
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
@@ -127,16 +128,23 @@ class TestText:
             assert 'line 22: the compaction replaces through "nope"' in text
 
     async def test_the_not_a_transcript_screen(self, notes: Path) -> None:
+        """A file no format claims is not a transcript, in ``check``'s words: no format's
+        tabs, rules or counts (an audit: v1's tabs, v1's "has no "v"" said of it, and
+        "0 tool ops · 0 runs · usage none" asserted)."""
         async with app_on(notes, SIZE) as (app, pilot):
-            await wait_for(pilot, lambda: "could not be read" in screen_text(app))
-            text = screen_text(app)
-            assert "notes.jsonl" in text and "unknown format" in text
-            assert (
-                "This file could not be read as a transcript: "
-                "line 1 is not the start of a known transcript format"
-            ) in text
-            assert "2 lines · 0 sent next · 0 tool ops" in text  # (its lines: raw, not applied)
-            assert "0 message lines · none pending" in text
+            await wait_for(pilot, lambda: "is not a transcript" in screen_text(app))
+            text = " ".join(screen_lines(app))
+            assert "notes.jsonl  not a transcript" in text and "unknown format" not in text
+            said = "is not a transcript: its first line is neither a session-meta line"
+            assert f"This file {said}" in text
+            assert "2 lines · not a transcript: nothing of it is counted" in text
+            for counted in ("sent next", "tool op", "usage", "message lines", "Diff", "Runs"):
+                assert counted not in text.split("Conversation")[0], counted
+            why = f"This file is not a transcript: {not_a_transcript()}"  # (check's words)
+            assert app.file_screen.transcript.warnings == [why]
+            await pilot.press("w")
+            await wait_for(pilot, lambda: "1 warning" in screen_text(app))
+            assert 'has no "v"' not in " ".join(screen_lines(app))  # (no v1 rule applied)
 
     async def test_a_file_truncated_to_nothing_is_no_unreadable_file(
         self, story: Path, tmp_path: Path
@@ -153,8 +161,8 @@ class TestText:
             await pilot.pause(0.3)
             assert "could not be read" not in screen_text(app)
             path.write_bytes(b"just some notes\n")
-            await wait_for(pilot, lambda: "could not be read as a transcript" in screen_text(app))
-            assert "line 1 could not be read" in screen_text(app)
+            await wait_for(pilot, lambda: "is not a transcript" in screen_text(app))
+            assert "line 1: is not valid JSON" in screen_text(app)
 
     async def test_the_header_counts_reported_turns(self, story: Path) -> None:
         async with opened(story) as (app, _pilot):

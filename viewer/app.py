@@ -135,19 +135,29 @@ class TailscopeApp(KeysInTurn):
 
     @on(FollowingScreen.FormatChanged)
     def _format_changed(self, event: FollowingScreen.FormatChanged) -> None:
-        self.swap_format(event.following, event.format)
+        self.swap_format(event.following, event.format, event.said)
 
-    def swap_format(self, old: Screen[Any], fmt: Format) -> None:
-        """A followed file turned out to be (or became) another format: replace its screen."""
+    def swap_format(self, old: Screen[Any], fmt: Format, said: Sequence[str] = ()) -> None:
+        """A followed file turned out to be (or became) another format: replace its screen.
+        ``said``: the warnings of the reset that brought it (replaced, truncated,
+        rewritten), kept in the new screen's warnings and said in the toast."""
         if old not in self.screen_stack:
             return
+        closed = self.screen is not old  # (a dialog over it)
         while self.screen is not old and len(self.screen_stack) > 1:
             self.pop_screen()  # a modal over the old screen belongs to it
         if not old._result_callbacks:
             # switch_screen pops a result callback that a default screen never got.
             old._push_result_callback(self, None)
-        self.switch_screen(self.screen_for(fmt, getattr(old, "path", None)))
-        self.notify(f"This file is {fmt}: showing it as such.", timeout=4)
+        new = self.screen_for(fmt, getattr(old, "path", None))
+        if isinstance(new, FollowingScreen):
+            new.carried = list(said)
+        self.switch_screen(new)
+        self.notify(
+            format_swap_said(fmt, said, closed),
+            severity="warning" if said else "information",
+            timeout=8 if said else 4,
+        )
 
     def topmost(self, kind: type[S], what: str) -> S:
         """The top screen of this kind (the one under any modal); LookupError names
@@ -188,6 +198,20 @@ class TailscopeApp(KeysInTurn):
             ):
                 yield from candidate.commands()
                 break
+
+
+def format_swap_said(fmt: Format, said: Sequence[str], closed: bool) -> str:
+    """The toast of a file shown by another format's screen: what happened to it (the
+    reset's reason, where one brought it), what it is now, and a dialog closed."""
+    from session_core.tail_reader import AGAIN
+
+    why = next((w.removesuffix(AGAIN) for w in said if w.endswith(AGAIN)), "")
+    if why:
+        happened = f"{why[:1].upper()}{why[1:]}, now of another format ({fmt})"
+        text = f"{happened}: the view was rebuilt from line 1 as such."
+    else:
+        text = f"This file is {fmt}: showing it as such."
+    return f"{text} (The dialog open over it was closed.)" if closed else text
 
 
 # Textual's commands the palette leaves out (``get_system_commands`` says why).

@@ -13,13 +13,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar, overload
+from typing import Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
@@ -56,7 +55,6 @@ FILTER = Binding("f", "filter", "Filter")
 WARNINGS = Binding("w", "warnings", "Warnings")
 
 Command = tuple[str, str, Callable[[], object]]  # a palette entry: title, help, what it does
-W = TypeVar("W", bound=Widget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,26 +78,6 @@ def tab_keys(tabs: Sequence[Tab], *, show: bool = False) -> list[Binding]:
     ]
 
 
-class Pane(Generic[W]):
-    """A screen's widget, looked up when read: ``runs = Pane(RunsPane)`` (its one widget
-    of that type), ``items = Pane(ItemsView, "#items")``."""
-
-    def __init__(self, kind: type[W], selector: str | None = None) -> None:
-        self.kind = kind
-        self.selector = selector
-
-    @overload
-    def __get__(self, screen: None, owner: type[Any]) -> Pane[W]: ...
-    @overload
-    def __get__(self, screen: Screen[Any], owner: type[Any]) -> W: ...
-    def __get__(self, screen: Screen[Any] | None, owner: type[Any]) -> Pane[W] | W:
-        if screen is None:
-            return self
-        if self.selector is None:
-            return screen.query_one(self.kind)
-        return screen.query_one(self.selector, self.kind)
-
-
 class FollowingScreen(RemovedOnceMounted):
     """A screen over one file: read, parsed and replayed in a worker thread, in bounded
     batches; the UI thread only draws what each batch changed."""
@@ -110,6 +88,9 @@ class FollowingScreen(RemovedOnceMounted):
 
         following: FollowingScreen
         format: str
+        # What the reset before it said (the file replaced, truncated, rewritten: the
+        # follower's warnings), carried to the new screen's warnings and said
+        said: list[str]
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool, id: str) -> None:
         super().__init__(id=id)
@@ -136,6 +117,12 @@ class FollowingScreen(RemovedOnceMounted):
         self.reading = ""  # the file the follower reads: the path, or its compressed copy
         self._was_gone = False  # ... as the update before this one said
         self.read_problem: str | None = None  # the file is there and cannot be read: why
+        self.read_once = False  # a file was read (opened), its lines counted (none, may be)
+        # The warnings of the reset that brought this screen in place of another format's
+        # (``swap_format``): shown with its own till its next reset; and its own last
+        # reset's (the worker's), to carry on to a screen of another format
+        self.carried: list[str] = []
+        self._reset_said: list[str] = []
         self._seen_live = False  # the writer was at work while the file was shown
         self.quiet_since: float | None = None  # its last write, while it is quiet since
         # Held by the worker while it replays and by the UI thread while it reads the
@@ -214,6 +201,8 @@ class FollowingScreen(RemovedOnceMounted):
     def _replay(self, update: FollowUpdate) -> bool:
         """In the worker: replay the update into ``self.live``; False when the file is
         the other format (then the UI thread swaps screens and this worker stops)."""
+        if update.reset:  # (said again by the screen of another format, if it comes to one)
+            self._reset_said = [w for w in update.warnings if w.endswith(AGAIN)]
         if update.format is not None and update.format != self.FORMAT:
             self.app.call_from_thread(self._swap, update.format)
             return False
@@ -229,7 +218,8 @@ class FollowingScreen(RemovedOnceMounted):
             return
         self._swapping = True
         self.workers.cancel_group(self, "follow")
-        self.post_message(self.FormatChanged(self, fmt))  # the app swaps the screen
+        said = self._reset_said or self.carried
+        self.post_message(self.FormatChanged(self, fmt, said))  # the app swaps the screen
 
     def _receive(self, update: FollowUpdate) -> None:
         """On the UI thread: show what the worker replayed (the state is not changing now)."""
@@ -237,6 +227,12 @@ class FollowingScreen(RemovedOnceMounted):
             return
         self.held_line = update.held_line
         self.held_span = (update.offset - update.held, update.held)  # (where, bytes)
+        if update.problem not in (None, self.read_problem) and self._loaded and not update.reset:
+            self.notify(  # (the follower kept what it read: no reset until it can read)
+                f"{update.problem}. What was read stays shown until it can be read.",
+                severity="warning",
+                timeout=8,
+            )
         self.read_problem = update.problem  # (until an update says the file reads again)
         if not update.exists:
             if not self.gone and self._loaded:
@@ -254,8 +250,10 @@ class FollowingScreen(RemovedOnceMounted):
             return
         self._was_gone, self.gone = self.gone, False
         self._file_seen = True
+        self.read_once = self.read_once or update.initial or bool(update.lines)
         if update.reset:
             self.forget_writer()
+            self.carried = []  # (its own reset says why now)
         elif self._loaded and not self._live_cached and update.lines:
             # Lines written to a file judged idle: its writer is asked again at once, not
             # half a second on (a run just begun read "interrupted" until then).

@@ -97,6 +97,9 @@ class ModelScreen(ModelFollowingScreen):
     # -- actions ----------------------------------------------------------------------
 
     def action_show_tab(self, tab: str) -> None:
+        if self._tabs_hidden and tab != FIRST_TAB:  # (``_tabs_for_unclaimed``)
+            self.notify("This file is not a transcript: its lines alone are shown.", timeout=3)
+            return
         self.query_one(TabbedContent).active = tab
         if not self.panes_ready:
             if tab == FIRST_TAB:  # its pane is there from the start: its keys are at once

@@ -11,7 +11,6 @@ was read, and how.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import os
@@ -21,7 +20,7 @@ from collections.abc import Callable
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
-from session_core.compressed import is_compressed_file
+from session_core.compressed import file_read, is_compressed_file
 from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
@@ -33,6 +32,7 @@ from session_core.line_warnings import (
     unfinished_line,
 )
 from session_core.model import Transcript
+from session_core.text import count
 
 from ..formats import PaneSet, panes_missing
 from ..widgets.items_view import ItemsView
@@ -40,8 +40,10 @@ from ..widgets.model_diff import ModelDiff, ModelDiffView
 from ..widgets.model_panes import OpsPane, RunsPane
 from ..widgets.model_status import ModelStatus
 from ..widgets.row_search import RowSearch
-from .following import FIRST_TAB, Pane
+from .following import FIRST_TAB
+from .not_a_transcript import not_a_transcript, unclaimed_view
 from .other_sessions import OtherSessions
+from .pane_lookup import Pane
 from .searching import SearchingScreen
 from .unfinished_line import UnfinishedLine, line_bytes
 
@@ -96,6 +98,11 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self._unseen_shown = 0  # the "N new" the header says
         self._panes_behind = False  # the pane set has not followed the last updates
         self._panes_reset = False  # ... and one of them was a reset
+        # Why the file is no transcript (``_not_a_transcript``), as of the model's (resets,
+        # size) it was asked at
+        self._unclaimed_why: str | None = None
+        self._unclaimed_at: tuple[tuple[int, int], str | None] = ((-1, -1), None)
+        self._tabs_hidden = False
         self.panes = self._made_panes()
 
     def _made_panes(self) -> PaneSet | None:
@@ -165,13 +172,27 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             return
         if update.reset and self._loaded:
             self._say_rebuilt(update)
+            self.conversation.rebuilt()  # (its cursor kept at its line, nothing re-read new)
         self._draw(to_end=True if (update.reset or not self._loaded) else None)
+        if update.reset:
+            self._renew_warnings()
         if update.caught_up and not self._loaded:
             self._loaded = True
             # That draw (a big file's first whole snapshot: 0.2 s at 1 GB) is no measure
             # of a followed line's, and held the next draw back 0.7 s: the next one says.
             self._draw_cost = 0.0
             self._refresh_status()  # (drawn as still loading a moment ago)
+
+    def _renew_warnings(self) -> None:
+        """A warnings dialog open over this screen lists the file's warnings as they are
+        after a reset (it kept the file's before it, a count the header no longer said)."""
+        from .warnings import WarningsScreen
+
+        stack = self.app.screen_stack
+        for screen in stack[stack.index(self) + 1 :] if self in stack else ():
+            if isinstance(screen, WarningsScreen):
+                why = "the file was read again from line 1: its warnings now"
+                screen.renew(list(self.transcript.warnings), self.unfinished(), why)
 
     def _unfinished(self) -> str:
         start, size = self.held_span
@@ -227,8 +248,14 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self.writer_gone = not alive
         self.transcript = self.live.transcript(writer_alive=self._was_writer)
         self._drawn_size = self.live.size
+        self._unclaimed_why = self._not_a_transcript()
+        if self._unclaimed_why is not None:  # (its lines alone: no format's rules, no counts)
+            self.transcript = unclaimed_view(self.transcript, f"This file {self._unclaimed_why}")
+        self._tabs_for_unclaimed()
         if self.held_line and not alive:  # (a live writer is still writing it)
             self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]
+        if self.carried:  # (why the screen of another format gave way to this one)
+            self.transcript.warnings = [*self.carried, *self.transcript.warnings]
         self.conversation.show(self.transcript, to_end=to_end)
         self._stale = {"tools", "runs", "diff"}
         self._refresh_pane(self.query_one(TabbedContent).active)
@@ -353,20 +380,23 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             filtered = f"filter: {len(view.items):,} of {len(whole):,} shown (f)"
         if filtered:
             extra = f"{filtered}  {extra}".rstrip()
-        size = self._drawn_size
+        size: int | None = self._drawn_size
         # (nothing read yet: the file's end on screen; or nothing read of a file that
-        # cannot be, a .zst that unpacks to nothing too: its size on disk, not "0 B")
+        # cannot be, a .zst that unpacks to nothing too: its size on disk, not "0 B";
+        # not known where it cannot be looked at either)
         if not size and (not self._loaded or self.read_problem is not None):
             size = self._progress[1]
-            with contextlib.suppress(OSError):
+            try:
                 size = size or os.stat(self.reading or self.path).st_size
+            except OSError:
+                size = size or (None if self.read_problem is not None else 0)
         self._unseen_shown = view.new_count
         if view.new_count:
             extra = f"↓ {view.new_count:,} new  {extra}".rstrip()
         self.query_one(ModelStatus).show(
             self.transcript,
             name=os.path.basename(self.reading or self.path),  # (its compressed copy: named)
-            title=self.format.title if self._detected is not None else "unknown format",
+            title=self._title(),
             size=size,
             live=self.live_label(),
             since=self.quiet_label(self.transcript.last_time()),
@@ -374,8 +404,15 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             extra=extra,
             note=self.panes.status() if self.panes is not None else (),
             partial=self._previewing,
+            uncounted=self._uncounted(),
         )
         self.show_banner(self._problem(), self._held_alone())
+
+    def _title(self) -> str:
+        """The file's format, as the header names it."""
+        if self._detected is not None:
+            return self.format.title
+        return "unknown format" if self._unclaimed_why is None else "not a transcript"
 
     def _held_alone(self) -> str | None:
         """What is said while nothing was read but a last line held back, its writer at
@@ -384,30 +421,64 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             return None
         return held_back(self.held_line, self.held_span[1])
 
-    def _unclaimed(self) -> bool:
-        """The file has lines, and no format claims its first (not a transcript): its
-        lines are said (warnings) and shown raw as lines not applied."""
+    def _not_a_transcript(self) -> str | None:
+        """Why the file is no transcript, in ``check``'s words ("is not a transcript: its
+        first line is neither …"), where no line named a format (the screen waits as
+        ``WAITING_AS``'s) and the file holds lines: no format's rules are applied to them
+        then, nor anything counted. None: a format is named, or the file is empty, or not
+        there, or cannot be read (waited for). Asked again only once more is read."""
+        if self._detected is not None or self.gone or self.read_problem is not None:
+            return None
+        if not self.transcript.lines:
+            return None
+        key = (self.live.resets, self.live.size)
+        if self._unclaimed_at[0] != key:
+            self._unclaimed_at = (key, not_a_transcript(self.reading or file_read(self.path)))
+        return self._unclaimed_at[1]
+
+    def _tabs_for_unclaimed(self) -> None:
+        """A file that is no transcript shows its lines alone: every tab but the
+        conversation is hidden (no format's panes for it), and shown again once it is one."""
+        hide = self._unclaimed_why is not None
+        if hide == self._tabs_hidden:
+            return
+        self._tabs_hidden = hide
+        tabs = self.query_one(TabbedContent)
+        if hide:
+            tabs.active = FIRST_TAB
+        for tab in self.TABS:
+            if tab.id != FIRST_TAB:
+                (tabs.hide_tab if hide else tabs.show_tab)(tab.id)
+
+    def _uncounted(self) -> str | None:
+        """Why the header counts nothing (each count would read 0, as if known): a file no
+        format claims, or nothing read of one that cannot be read."""
         t = self.transcript
-        return self._loaded and self._detected is None and bool(t.warnings) and bool(t.lines)
+        if self._unclaimed_why is not None:
+            return f"{count(t.lines, 'line')} · not a transcript: nothing of it is counted"
+        if self.read_problem is not None and not self.read_once and not self._previewing:
+            return "nothing read: the file cannot be read"
+        return None
 
     def _problem(self) -> str | None:
         if self.gone:
             return self.missing_message()
         if self.read_problem is not None:  # (what was read stays shown meanwhile)
             return f"{self.read_problem} (it is read again as soon as it can be)"
+        if self._unclaimed_why is not None:
+            then = "followed: once it is one, it is shown as such"
+            return f"This file {self._unclaimed_why} ({then})"
         t = self.transcript
-        unclaimed = self._unclaimed()
         # (a last line read whole once its writer was gone is said, and is no problem: a
         # session-meta alone so read has no items and is a transcript all the same)
         warned = [w for w in t.warnings if not is_settled_line(w)]
-        if not unclaimed and not (self._loaded and self._drawn_size and not t.raw and warned):
+        if not (self._loaded and self._drawn_size and not t.raw and warned):
             return None  # (an empty file, one truncated to nothing, is no problem)
-        if t.lines or unclaimed:
-            what = "a transcript" if unclaimed else self.format.title
+        if t.lines:
             # (what its first bad line says, before a note of the file's being read again)
             said = [w for w in warned if w.startswith("line ")]
             why = min(said, key=named_line) if said else (warned or t.warnings)[0]
-            return f"This file could not be read as {what}: {why}"
+            return f"This file could not be read as {self.format.title}: {why}"
         return None
 
     # -- where a tab's keys go ----------------------------------------------------------

@@ -150,6 +150,9 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
         self.expanded: set[str] = set()
         self.originals: set[str] = set()  # elided items shown as they were, not as their stub
         self.new_count = 0  # items appended since the view left the end (not seen yet)
+        # The line the cursor was on when the file was read again from line 1 (``rebuilt``),
+        # away from the end: gone back to once the file holds it again
+        self._back_to: int | None = None
         self._end_alone = False  # the transcript shown is a big file's end alone
         self._expanded_at: dict[str, int] = {}  # where each expanded item was last seen
         self._expanded_heights: dict[tuple[str, int], int] = {}
@@ -164,6 +167,8 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
         same_view = self.transcript.path == transcript.path and bool(self.transcript.format)
         before = len(self.items)
         last = self.block_key(before - 1) if before else None
+        if self._back_to is not None:
+            to_end = True  # (till its line is read again: nothing re-read is new)
         away = not (self.follows_end if to_end is None else to_end)
         # (the cursor's item, named before the items change: taken after, it was the new
         # snapshot's item at the old index, another message where a compaction folded)
@@ -181,6 +186,11 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
             near = near_end(self.items, was, from_end, GROWN_WHILE_LOADING)
             keep, to_end = (item_key(self.items, near), False) if near >= 0 else (None, True)
             self._land_next = self._land_next or near < 0  # (lost: a search lands as asked)
+        if self._back_to is not None:
+            place = self._at_line(self._back_to)
+            if place >= 0:  # (the item at or after it: its line, read again)
+                keep, to_end, near, self._back_to = item_key(self.items, place), False, place, None
+                self.call_after_refresh(self.scroll_to_cursor)
         grown = len(self.items) - before
         self.new_count = self.new_count + max(0, grown) if away and same_view else 0
         self.ops = ops_by_call(transcript.tool_operations)
@@ -200,6 +210,24 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
         if self.search_term:  # the matches are indexes into the new snapshot
             appended = same_view and grown >= 0 and before > 0
             self.search_again(appended and self.block_key(before - 1) == last, before)
+
+    def rebuilt(self) -> None:
+        """The file is read again from line 1 (a reset): nothing read again is new, and a
+        cursor away from the end goes back to its line (the first item at or after it)
+        once the file holds it again, the end followed till then (``show``)."""
+        self.new_count = 0
+        if self._back_to is not None or self.follows_end or not self.items:
+            return
+        key = self._safe_key(max(self.cursor, 0))
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], int) and key[1]:
+            self._back_to = key[1]
+
+    def _at_line(self, line: int) -> int:
+        """The first item at or after file line ``line``; -1 where none is (yet)."""
+        count = len(self.items)
+        if not count or item_key(self.items, count - 1)[1] < line:
+            return -1  # (the last first: not read that far, no item looked at)
+        return next(i for i in range(count) if item_key(self.items, i)[1] >= line)
 
     def set_mode(self, mode: ItemsMode) -> None:
         self.end_jump()  # (its items are others now)

@@ -200,6 +200,7 @@ class ModelStatus(Static):
         self._usage: list[Text] = []  # the usage's parts, broken between them as the counts
         self._usage_lead = Text()  # before them: a big file's end said so
         self._note: list[Text] = []  # a format's own panes' words, broken between them
+        self._shown = False  # (``show`` was called: there is something to draw again)
 
     def show(
         self,
@@ -207,18 +208,21 @@ class ModelStatus(Static):
         *,
         name: str,
         title: str,
-        size: int,
+        size: int | None,
         live: str,
         since: str = "",
         mode: str,
         extra: str = "",
         note: Sequence[str] = (),
         partial: bool = False,
+        uncounted: str | None = None,
     ) -> None:
         """``note``: what a format's own panes say (a fourth line). ``partial``: the
         transcript is a big file's end alone (its preview), so its counts and usage are
         the end's, and its lines are not counted yet: said so, never passed off as the
-        file's."""
+        file's. ``uncounted``: why nothing is counted (a file not read, one that is no
+        transcript), said in place of the counts and the usage, which would read 0.
+        ``size`` None: not known (the file cannot be looked at)."""
         # What the file is doing (live, warnings, a search's place, "↓ N new") before its
         # name: on a narrow screen the name is cut first (the first line lost them at 80).
         state = Text(no_wrap=True, end="")
@@ -232,7 +236,14 @@ class ModelStatus(Static):
             state.append(f"  {one_line(extra, 60)}", "italic")
         if transcript.parent:
             state.append(f"  a subagent of {one_line(transcript.parent, 40)}", "italic")
-        self._top = (name_line(name), title, f"{mode} view · {size_text(size)}", state)
+        self._shown = True
+        sized = "size not known" if size is None else size_text(size)
+        self._top = (name_line(name), title, f"{mode} view · {sized}", state)
+        if uncounted is not None:
+            self._counts = (Text(), [Text(uncounted, "italic")], [])
+            self._usage_lead, self._usage, self._note = Text(), [], []
+            self._draw()
+            return
 
         lead = Text("the file's end alone:", "italic") if partial else Text()
         ops = transcript.tool_operations
@@ -320,13 +331,14 @@ class ModelStatus(Static):
         self._draw()
 
     def on_resize(self) -> None:
-        if self._usage:  # (shown once)
+        if self._shown:
             self._draw()
 
     def _draw(self) -> None:
         width = self.size.width or 200
         rows = [top_line(*self._top, width), *counts_lines(*self._counts, width)]
-        rows.extend(counts_lines(self._usage_lead, self._usage, [], width))
+        if self._usage:  # (none where nothing is counted)
+            rows.extend(counts_lines(self._usage_lead, self._usage, [], width))
         if self._note:
             rows.extend(counts_lines(Text(), self._note, [], width))
         if self.styles.height is None or self.styles.height.value != len(rows):
