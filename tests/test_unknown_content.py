@@ -125,3 +125,13 @@ def test_a_codex_block_no_spec_names_is_said_as_written(tmp_path: Path) -> None:
     said = 'hi\n{"type":"zzz","x":1}'
     assert [m["content"] for m in by_name("codex").replay_json(path)["messages"]] == [said]
     assert [m.content for m in peek(path).messages] == [said]
+
+
+def test_a_codex_compaction_item_says_its_words_in_its_content(tmp_path: Path) -> None:
+    """The encrypted compaction item that is sent (no text of its own) says in the replay's
+    ``content`` what every view shows of it, as an image's words are said there."""
+    path = _codex(tmp_path, {"type": "compaction", "encrypted_content": "abc"})
+    sent = by_name("codex").replay_json(path)["messages"]
+    assert [(m["kind"], m["content"]) for m in sent] == [
+        ("compaction", "[compaction summary, encrypted, 3 chars]")
+    ]
