@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 import pytest
 from claude_code_helpers import FMT, both
+from codex_writer import RolloutWriter, message_payload
 
 from session_core import open_transcript, peek
 from session_core.formats import by_name
@@ -135,3 +136,22 @@ def test_a_codex_compaction_item_says_its_words_in_its_content(tmp_path: Path) -
     assert [(m["kind"], m["content"]) for m in sent] == [
         ("compaction", "[compaction summary, encrypted, 3 chars]")
     ]
+
+
+def test_a_codex_item_of_an_unknown_type_in_a_compactions_history_is_not_sent(
+    tmp_path: Path,
+) -> None:
+    """As at the top level: upstream reads it as ``Other`` and sends none (the copy a
+    compaction's history carries of one was a message sent next, with no content)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "hello")
+    w.write("response_item", {"type": "brand_new_item", "x": 1})
+    w.task_complete("t1")
+    summary = {"type": "compaction", "encrypted_content": "A" * 10}
+    history = [message_payload("user", "hello"), {"type": "brand_new_item", "x": 1}, summary]
+    w.compacted("", history)
+    sent = by_name("codex").replay_json(Path(w.path))["messages"]
+    assert [m["role"] for m in sent] == ["user", "system"]  # (the summary item's own)
+    assert all("brand_new_item" not in m["content"] for m in sent)
