@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .item_ends import LAST_LOOK, LineEnds, last_stamp
-from .parts import LazyPart, Part, PartRef, PartSource
+from .other_records import OtherRecord
+from .parts import LazyPart, Part, PartRef, PartSource, said_text
 from .resumed import Resumed
 from .runs import COPIED_CUT, COPIED_USAGE, Run, RunContext, RunState
 from .text import count
@@ -56,10 +57,6 @@ def make_lazy(parts: list[Part], source: PartSource | None, key: Any, line_bytes
             continue
         if len(part.text) > LAZY_TEXT or (long_line and part.data is not None):
             parts[index] = LazyPart(part, source, key, index)
-
-
-# The parts a message's JSON ``content`` says: its text, and an image's words for it.
-_SAID_KINDS = ("text", "image")
 
 
 @dataclass(slots=True)
@@ -112,10 +109,9 @@ class Item:
 
     def to_json(self) -> dict[str, Any]:
         """The replay JSON of a message: id, role, content, and its tool calls or answer."""
-        # (an image's words, ``[image image/png]``, among its text as the views show it:
-        # the text is all the JSON carries of a message)
-        said = "\n".join(p.text for p in self.parts if p.kind in _SAID_KINDS)
-        out: dict[str, Any] = {"id": self.id, "role": self.role, "content": said}
+        # (an image's words and an unknown block as written, among its text as the views
+        # show them: ``said_text``)
+        out: dict[str, Any] = {"id": self.id, "role": self.role, "content": said_text(self.parts)}
         calls = self.tool_calls()
         if calls:
             out["tool-calls"] = calls
@@ -124,8 +120,8 @@ class Item:
             out["tool-call-id"] = answers[0].call_id
             if len(answers) > 1:  # (one line answering several calls: each named)
                 out["tool-call-ids"] = [p.call_id for p in answers]
-            text = self.text
-            if text:  # text beside the results (a hook's, an interruption's)
+            text = said_text(self.parts)
+            if text:  # said beside the results (a hook's text, an interruption's)
                 out["text"] = text
             out["content"] = "\n".join(p.text for p in answers)
         if self.stub is not None:  # what is sent: the stub, not what it replaced
@@ -420,6 +416,8 @@ class Transcript:
     # Its format counts every model output a response, reported or not (the built-in
     # ones): none counted is none made (a plugin's that counts none: usage unknown).
     responses_counted: bool = False
+    # Its records of a type the format does not name, as written (``other_records``)
+    other_records: Sequence[OtherRecord] = field(default_factory=list)
 
     def made_no_response(self) -> bool:
         """No model response could have reported (``usage_totals.NO_RESPONSE``): its
@@ -524,6 +522,7 @@ class Transcript:
             ("compactions", [c.to_json() for c in self.compactions]),
             ("usage", self.usage.to_json()),
             ("warnings", list(self.warnings)),
+            ("other-records", [r.to_json() for r in self.other_records]),
             ("runs", (r.to_json() for r in self.runs)),
         ]
         if self.subagents:

@@ -62,6 +62,24 @@ class Part:
         return shown, self.size > len(shown)
 
 
+def said_in_content(part: Part) -> bool:
+    """Whether a message's ``content`` (the replay JSON's, ``peek``'s) says ``part``: its
+    text, an image's words (``[image image/png]``), and what its reader did not name (a
+    block of an unknown type: as written, kept and shown raw, never dropped); not its
+    calls, results and reasoning, which have keys of their own (a server's call and its
+    result among them: each is an operation)."""
+    kind = part.kind
+    return kind in _SAID or (kind == "other" and part.call_id is None and not part.server_call)
+
+
+_SAID = ("text", "image")
+
+
+def said_text(parts: list[Part]) -> str:
+    """A message's ``content``: the parts it says (``said_in_content``), joined."""
+    return "\n".join(p.text for p in parts if said_in_content(p))
+
+
 def tool_call_part(call_id: Any, name: Any, holder: Mapping[str, Any]) -> Part:
     """A tool call as v1 and agentgo records name it: ``holder``'s ``arguments`` shown
     as written (a string), or as JSON (an object: agentgo's), nothing: empty; kept as

@@ -25,6 +25,7 @@ from .events import strict_rereads
 from .indexing import loads_mended
 from .line_warnings import skipped_line
 from .message import Message, message_from_payload
+from .parts import said_text
 from .reader import (
     is_blank,
     iter_lines,
@@ -382,7 +383,8 @@ def model_peek(path: str, read: Callable[[], Transcript]) -> PeekSource:
         answers = [p for p in item.parts if p.kind == "tool-result"]
         return Message(
             role=item.role,
-            content="\n".join(p.text for p in answers) if answers else item.text,
+            # (as the replay's content says it: an unknown block as written, never dropped)
+            content="\n".join(p.text for p in answers) if answers else said_text(item.parts),
             tool_calls=tuple(item.tool_calls()),
             tool_call_id=answers[0].call_id if answers else None,
         )

@@ -40,6 +40,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     from .formats.v1.asked import CallMarks, answered_ops
     from .formats.v1.model import NAME
     from .formats.v1.ops import answered_last, op_state, superseded_ops, undispatched_calls
+    from .formats.v1.others import other_records
     from .formats.v1.overlays import compactions_of
     from .model import Usage
     from .usage import tally_state
@@ -81,6 +82,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     yield "compactions", (c.to_json() for c in compactions_of(state))
     yield "usage", usage.to_json()
     yield "warnings", iter(state.warnings)
+    yield "other-records", (r.to_json() for r in other_records(state))
 
 
 def replay_json(state: ReplayState, writer_alive: bool | None = None) -> dict[str, Any]:

@@ -31,6 +31,7 @@ REPLAY_KEYS = {
     "compactions",
     "usage",
     "warnings",
+    "other-records",  # (every format's: its records of a type the spec does not name)
 }
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from ..json_out import dumps
+from ..json_out import compact_json, dumps
 from ..message import Message
 from ..text import as_str
 
@@ -57,7 +57,8 @@ def message_lines(message: dict[str, Any]) -> int:
 
 
 def message_text(message: dict[str, Any]) -> str:
-    """The text parts of an AgentMessage, joined; other parts named in brackets."""
+    """The text parts of an AgentMessage, joined; an image by its type, a part of a type
+    the spec does not name as written (its JSON, as every format says such a block)."""
     parts = message.get("content")
     if isinstance(parts, str):
         return parts
@@ -74,8 +75,8 @@ def message_text(message: dict[str, Any]) -> str:
                 continue
             elif kind == "image":
                 out.append(f"[image {as_str(part.get('mime'))}]")
-            else:
-                out.append(f"[{as_str(kind)} part]")
+            else:  # (the spec's "another type, kept as is": as written, never dropped)
+                out.append(compact_json(part))
     return "\n".join(out)
 
 

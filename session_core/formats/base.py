@@ -30,6 +30,7 @@ from ..model import (
     overlay_counts,
     unsettled_ops,
 )
+from ..other_records import others_said
 from ..text import count, ops_said
 from ..times import epoch
 from ..update_notes import UpdateNotes
@@ -469,6 +470,7 @@ def check_note(transcript: Transcript) -> str:
             if said:
                 parts.append(f"{said} {state}")
     parts.extend(runs_said(run.state for run in transcript.runs if not run.copied))
+    parts.extend(others_said(len(transcript.other_records)))  # (kept raw: said, not warned)
     parts.extend(overlay_counts(transcript.compactions).said())
     usage = usage_said(transcript.usage, transcript.made_no_response())
     if transcript.resumed is not None:  # (its copies are in it: said how much, and whose)

@@ -27,6 +27,7 @@ from ..model import (
     Transcript,
     make_lazy,
 )
+from ..other_records import OtherRecord
 from ..parts import LinePart, head_span
 from ..reader import is_blank
 
@@ -71,6 +72,8 @@ class Builder(ABC):
         # by its line names it ``line_id``.
         self.id_suffix = ""
         self._prompt_looks, self._prompt_seen = 0, False  # (the default ``prompted``'s)
+        # Its records of a type the format does not name, as written (``other_record``)
+        self.other_records: list[OtherRecord] = []
 
     @abstractmethod
     def feed(self, record: dict[str, Any], line: int) -> None: ...
@@ -220,6 +223,12 @@ class Builder(ABC):
         else:
             text = line_text(line)
         return Part("other", text, name=name)
+
+    def other_record(self, line: int, kind: Any, record: Any) -> None:
+        """A record of a type the format does not name (``kind``, as written), fed at
+        ``line``: listed as written (``Transcript.other_records``), beside its raw row."""
+        named = kind if isinstance(kind, str) else None
+        self.other_records.append(OtherRecord(line, named, record))
 
     def bad_line_part(self, raw: bytes, why: str) -> Part:
         """A line that is no record (``bad_line``'s), kept as it is (``kept_line``) and

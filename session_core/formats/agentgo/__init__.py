@@ -12,6 +12,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ...events import LineSource
 from ...model import Transcript, Usage
+from ...other_records import others_said
 from ...text import count, ops_said
 from ...tool_ops import state_label
 from ...window_lines import lines_not_known
@@ -236,9 +237,9 @@ class AgentGoFormat(TranscriptFormat):
             if states[-1] == "failed" and status == "interrupted":  # (both: as its row says)
                 states.append("interrupted")
         parts.extend(runs_said(states))
-        if view.unknown:  # (the spec's "anything else", kept and shown raw: said, not warned)
-            others = count(len(view.unknown), "record")
-            parts.append(f"{others} of a type the spec does not name (kept raw)")
+        # (the spec's "anything else", kept and shown raw: said, not warned, as every
+        # format says them)
+        parts.extend(others_said(len(view.unknown)))
         kinds = [kind for _seq, _run, kind, _data in view.context_events]
         for kind, what in (("context_compacted", "compaction"), ("context_projected", "elision")):
             if kind in kinds:  # (as every format's note counts them; replay lists them)

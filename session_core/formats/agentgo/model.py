@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from ...model import (
     Usage,
     classify_op,
 )
+from ...other_records import OtherRecord, OthersWhenAsked
 from ...text import finish_mark
 from ...times import seconds_between
 from ...tool_ops import OpField, OpState, ask_in_run
@@ -261,6 +263,7 @@ class AgentGoModel:
             warnings=list(view.warnings),
             lines=view.last_line,
             writer_alive=writer_alive,
+            other_records=OthersWhenAsked(functools.partial(_others, view, view.last_line)),
         )
 
     def _first_model(self) -> str | None:
@@ -558,3 +561,13 @@ def run_state(run: AgentGoRun, status: str) -> RunState:
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
     """An agentgo view in the neutral model: committed messages, tool calls, runs, usage."""
     return AgentGoModel(view).transcript(path, writer_alive)
+
+
+def _others(view: AgentGoView, upto: int) -> list[OtherRecord]:
+    """The view's records of a type the spec does not name, up to line ``upto`` (those
+    of the snapshot: a followed view reads on), as written."""
+    return [
+        OtherRecord(line, record.get("type"), record)
+        for line, record in view.other_records()
+        if line <= upto
+    ]

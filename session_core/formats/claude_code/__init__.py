@@ -55,6 +55,11 @@ _BOOKKEEPING = frozenset(
 )
 
 
+# Every line type the spec names (and the reader reads): a line of any other is kept as
+# written and listed as such (``other_records``), a type newer than this reader.
+NAMED_TYPES = _CONVERSATION | _BOOKKEEPING | {"attribution-snapshot", "speculation-accept"}
+
+
 class ClaudeCodeFormat(AgentFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Claude Code session"

@@ -156,6 +156,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         warnings=list(b.warnings),
         lines=b.lines,
         extra=extra,
+        other_records=list(b.other_records),
         writer_alive=writer_alive,
         resumed=copies,
         # a subagent's own file: its lines name their agent and the session it works for

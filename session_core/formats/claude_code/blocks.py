@@ -136,7 +136,9 @@ def part_of(block: Any) -> Part:
     kind = block.get("type")
     if kind == "text":
         text = block.get("text")
-        return Part("text", text=text if isinstance(text, str) else compact(text))
+        if isinstance(text, str):
+            return Part("text", text=text)
+        return Part("other", text=compact(block), name=kind)  # (no text: as written)
     if kind == "thinking":
         text = block.get("thinking")
         return Part("reasoning", text=text if isinstance(text, str) else "")

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...model import Part
 from ...text import str_or_none, timed_seconds
-from . import blocks
-from .lines import Line
+from . import NAMED_TYPES, blocks
+from .lines import DUPLICATE, Line
 from .records import Boundary
 from .threading import OTHER, SYSTEM, USER
 
@@ -55,6 +55,8 @@ def rare_line(
     else:
         node = b.node_for(facts, uuid, line, OTHER, side)
         part, role, item_kind = _record_item(b, kind, record)
+        if kind not in NAMED_TYPES and kind != DUPLICATE:  # (kept raw: listed as written)
+            b.other_record(line, facts.type, record)
     b.add_item(
         [part],
         line,

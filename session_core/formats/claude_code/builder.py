@@ -28,7 +28,7 @@ from . import blocks, conversation
 from .bookkeeping import rare_line
 from .calls import CallColumn
 from .file_links import FileLinks
-from .lines import Line, Said, decode, line_of
+from .lines import DUPLICATE, Line, Said, decode, line_of
 from .progress import KNOWN, ProgressRuns
 from .records import Boundary, RunMark
 from .responses import Responses
@@ -289,7 +289,7 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         self.off = side if self.home is None else side is not self.home
         if repeated:
             uuid = None  # a repeated line: shown, but not a second node of the chain
-            kind = "?duplicate"
+            kind = DUPLICATE
         ts = facts.timestamp
         runs = self.runs
         if kind == "progress" and not odd_progress:

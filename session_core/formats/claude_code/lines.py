@@ -28,6 +28,8 @@ from . import blocks
 from .blocks import flatten
 
 HOT = frozenset({"user", "assistant", "progress"})
+# The kind a line repeated (its uuid read before) is fed as: shown, no node of the chain
+DUPLICATE = "?duplicate"
 INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that says so
 
 
@@ -260,7 +262,8 @@ def shape(content: str | list[Block] | None, line: bytes | memoryview | None) ->
     for block in content:
         kind = block.type
         if kind == "text":
-            out.append(Part("text", text=block.text if block.text is not None else "null"))
+            text = block.text  # (none: kept as written, as a block of an unknown type is)
+            out.append(Part("text", text=text) if text is not None else Part("other", name=kind))
         elif kind == "thinking":
             out.append(Part("reasoning"))
         elif kind == "redacted_thinking":

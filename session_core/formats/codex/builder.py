@@ -75,6 +75,10 @@ _META_KEYS = (
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
+# The line types the format names (a line of any other is kept raw: ``other_record``).
+LINE_TYPES = ("session_meta", "turn_context", "event_msg", "response_item", "compacted")
+
+
 def is_legacy_header(record: dict[str, Any]) -> bool:
     """The first line of a rollout from before the ``{timestamp, type, payload}`` lines
     (Codex CLI of mid 2025): a bare ``{id, timestamp, instructions, git?, ...}``; the
@@ -192,7 +196,7 @@ class CodexBuilder(CodexEvents):
             if "payload" not in record:  # maybe an older writer's bare line
                 self._bare(record, kind, line, ts)
             else:
-                self._record(record, line, ts)
+                self._record(record, line, ts, other=kind not in LINE_TYPES)
             return
         try:
             if kind == "response_item":
@@ -206,7 +210,7 @@ class CodexBuilder(CodexEvents):
             elif kind == "compacted":
                 self._compacted(payload, line, ts)
             else:
-                self._record(record, line, ts)
+                self._record(record, line, ts, other=True)
         except Exception as err:  # a shape no writer was seen to write: kept, never fatal
             self._unreadable(err, record, line, ts)
 
@@ -222,8 +226,8 @@ class CodexBuilder(CodexEvents):
             elif kind is None and "id" not in self.meta and is_legacy_header(record):
                 self.bare = True
                 self._session_meta(record, line, ts)
-            else:
-                self._record(record, line, ts)
+            else:  # (an older writer's ``record_type`` marker, or a type not named)
+                self._record(record, line, ts, other="record_type" not in record)
         except Exception as err:  # as ``feed`` does
             self._unreadable(err, record, line, ts)
 
@@ -252,11 +256,16 @@ class CodexBuilder(CodexEvents):
         super().bad_line(line, raw, why)
         self._add([self.bad_line_part(raw, why)], line, "system", "record", None, keep=True)
 
-    def _record(self, record: dict[str, Any], line: int, ts: str | None) -> None:
-        """A line kept as it is (a type not known, one that could not be read as Codex)."""
+    def _record(
+        self, record: dict[str, Any], line: int, ts: str | None, other: bool = False
+    ) -> None:
+        """A line kept as it is (a type not known, one that could not be read as Codex);
+        ``other``: of a type the format does not name, listed as such (``other_record``)."""
         name = str(record.get("type", record.get("record_type")))
         part = self.kept_line(name, record)
         self._add([part], line, "system", "record", ts, keep=True)
+        if other:
+            self.other_record(line, record.get("type"), record)
 
     def _session_meta(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         part = Part("other", compact(payload), name="session_meta")
@@ -402,6 +411,7 @@ class CodexBuilder(CodexEvents):
             warnings=warnings,
             lines=self.lines,
             extra=extra,
+            other_records=list(self.other_records),
             writer_alive=writer_alive,
             parent=str_or_none(meta.get("parent-thread-id")),
             # (a bare header's lines say no time: its time is when the rollout began)

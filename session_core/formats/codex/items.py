@@ -41,19 +41,27 @@ OUTPUT_TYPES = (
 SETTLED_BY_STATUS = ("web_search_call", "image_generation_call")
 # Response items Codex never sends to the model (kept in the raw view only).
 NOT_SENT = ("ghost_snapshot",)
-
-
-def sent(item_type: object) -> bool:
-    """Whether Codex sends a response item of ``item_type`` to the model: not an undo
-    snapshot (``NOT_SENT``), at the top level or copied into a compaction's history
-    (upstream keeps it there so that ``/undo`` still works, and leaves it out of each
-    request)."""
-    return item_type not in NOT_SENT
-
-
 # The encrypted compaction item (``compaction_summary``: its older name, which upstream
 # still reads as it, ``#[serde(alias)]``).
 COMPACTION_TYPES = ("compaction", "compaction_summary")
+# The response items Codex sends to the model: what the replayed view holds.
+SENT = frozenset(("message", "reasoning", *CALL_TYPES, *OUTPUT_TYPES, *COMPACTION_TYPES))
+
+
+def sent(item_type: object) -> bool:
+    """Whether Codex sends a response item of ``item_type`` to the model, at the top
+    level or copied into a compaction's history: not an undo snapshot (``NOT_SENT``:
+    upstream keeps it there so that ``/undo`` still works, and leaves it out of each
+    request), nor an item of a type this reader does not name (upstream reads such an
+    item as ``Other``, which no request holds: ``is_api_message``), kept and shown raw."""
+    return type(item_type) is str and item_type in SENT  # (a type written as a list: none)
+
+
+def named(item_type: object) -> bool:
+    """Is ``item_type`` a response item type this reader names (sent or not)?"""
+    return type(item_type) is str and (item_type in SENT or item_type in NOT_SENT)
+
+
 TEXT_BLOCKS = ("input_text", "output_text", "text", "summary_text", "Text")  # shown as text
 
 
@@ -366,6 +374,7 @@ __all__ = [
     "COMPACTION_TYPES",
     "NOT_SENT",
     "OUTPUT_TYPES",
+    "SENT",
     "SETTLED_BY_STATUS",
     "STICKY_ROLES",
     "TEXT_BLOCKS",
@@ -382,6 +391,7 @@ __all__ = [
     "fingerprint",
     "found_tools",
     "message_key",
+    "named",
     "output_call_id",
     "output_of",
     "reasoning_key",

@@ -24,6 +24,7 @@ from .items import (
     carried_result,
     fingerprint,
     message_key,
+    named,
     output_of,
     reasoning_key,
     reasoning_parts_of,
@@ -102,6 +103,8 @@ class CodexResponses(CodexCalls):
             if self.best != RESPONSE:
                 self._settle_source(RESPONSE)
             self._add(item.parts, line, item.role, "record", ts)
+            if not named(kind):  # (kept raw, not sent: listed as written)
+                self.other_record(line, kind, payload)
             return
         key = message_key(item.role, item.parts) if kind == "message" else fingerprint(payload)
         # A call named by its line alone is kept whole: ``line_parts`` does not know it.

@@ -160,7 +160,9 @@ class V1Format(TranscriptFormat):
     def check(self, path: str | os.PathLike[str]) -> str:
         # The replay's counts, not its JSON view: a check reads no message body; each
         # message line's facts (its usage) taken in the replay's pass, packed.
+        from ...other_records import others_said
         from ...usage import tally_state
+        from .others import unknown_at
 
         state = self._state(path, facts=True)
         alive = self.writer_alive(path)
@@ -168,6 +170,8 @@ class V1Format(TranscriptFormat):
         parts = [NAME, f"{count(len(state.entries), 'message')} sent next"]
         # (what was left open: the browser's row and the header say the same)
         parts += check_ops(state, alive)
+        # (the lines of a type not named, kept in events: said as every format says them)
+        parts += others_said(len(unknown_at(state)))
         # (as every format's note counts them: v1's said none, where its replay lists them)
         for number, what in (
             (len(state.compactions), "compaction"),

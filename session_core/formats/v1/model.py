@@ -47,6 +47,7 @@ from .items import (
 )
 from .line_ends import V1LineEnds
 from .ops import V1Ops
+from .others import OtherRecords
 from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
 
 NAME = "transcript-v1"
@@ -168,6 +169,7 @@ class V1Model(V1Calls):
             lines=state.last_line,
             extra={"grants": state.grants},
             writer_alive=writer_alive,
+            other_records=OtherRecords(state),
             line_ends=V1LineEnds(state, len(state.event_lines)),
         )
 
