@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +17,6 @@ from ...model import (
     Item,
     Part,
     PartSource,
-    Run,
-    RunState,
     ToolOp,
     Transcript,
     Usage,
@@ -36,10 +33,10 @@ from .asked import (
     unstarted_state,
 )
 from .raw_rows import RawRows, file_line
+from .runs_made import RunsMade
 
 if TYPE_CHECKING:
     from ...agentgo.calls import Call
-    from ...agentgo.calls import Run as AgentGoRun
     from ...agentgo.folds import ContextFolds
     from ...agentgo.records import Records
     from ...agentgo.stored import Committed
@@ -201,6 +198,7 @@ class AgentGoModel:
         self._unstarted: dict[tuple[str, str], ToolOp] = {}
         self._taken: dict[tuple[str, str], ToolOp] = {}
         self._rows = RawRows(view)  # the raw view's rows of its own, made once each
+        self._runs = RunsMade(view)  # its runs as made, each again when touched
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -217,30 +215,12 @@ class AgentGoModel:
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
         view = self.view
         self._take_messages()
-        ops, tally = self.operations(writer_alive)
-        # (a run's items are its messages, as every format's: not its turns, which the
-        # runs tab said; agentgo's messages are few, a few thousand at 100 MB)
-        items = Counter(message.run_id for message in view.messages)
-        runs = []
-        for run_id in view.run_order:
-            run = view.runs[run_id]
-            status = view.run_status(run_id)
-            used = tally.runs.get(run_id)
-            made = Run(
-                id=run_id,
-                state=run_state(run, status),
-                line=file_line(run.first_line, run.first_seq),
-                started=run.first_time,
-                ended=run.last_time or None,
-                usage=Usage.of_totals(used) if used is not None else Usage(),
-                items=items[run_id],
-                prompt=self._prompts.get(run_id),
-            )
-            if run.close_seq is not None:  # (its close, else its last record: cut off)
-                made.end_at(file_line(run.close_line, run.close_seq), made.ended)
-            elif status != "open":
-                made.end_at(file_line(run.last_line, run.last_seq), made.ended)
-            runs.append(made)
+        ops = self._operations(writer_alive)
+        made = self._runs
+        wanted = made.wanted()  # (the runs the new records, messages or calls touched)
+        order = view.run_order
+        tally = self._tally({order[at] for at in wanted})
+        runs = made.runs(wanted, tally, self._prompts)
         n = len(self.column)
         return Transcript(
             format=NAME,
@@ -354,6 +334,9 @@ class AgentGoModel:
     def operations(self, writer_alive: bool | None) -> tuple[list[ToolOp], UsageTally]:
         """The tool operations and usage totals as of now (what a snapshot shows of the
         calls), each named by the message that asked for it (the messages taken first)."""
+        return self._operations(writer_alive), self._tally()
+
+    def _operations(self, writer_alive: bool | None) -> list[ToolOp]:
         view = self.view
         view.writer_alive = writer_alive
         self._take_messages()
@@ -374,7 +357,7 @@ class AgentGoModel:
             if op.state != state:  # (made again: an earlier snapshot keeps its own)
                 op = self._unstarted[key] = dataclasses.replace(op, state=state)
             made.append(op)
-        return made, self._tally()
+        return made
 
     def _op(self, index: int, call: Call, state: OpState) -> AgentGoOp:
         """Call ``index``'s operation, named by the message that asked for it."""
@@ -475,6 +458,8 @@ class AgentGoModel:
         # already; None: not reported)
         if used is not None or committed.usage_call >= 0:
             self.column.set_usage(index, Usage.from_message_usage(used))
+        self._runs.items[committed.run_id] += 1
+        self._runs.touched.add(committed.run_id)
         if committed.run_id not in self._prompts and message.get("kind") == "user":
             from ...agentgo.view import message_text
 
@@ -484,15 +469,17 @@ class AgentGoModel:
     def _take_calls(self) -> None:
         """The calls the records fed since the last snapshot are about: each one's
         operation (a tool call) or usage (a model call) made again."""
-        from ...usage import is_model_call
+        from ...usage import NO_RUN, is_model_call
 
         view = self.view
         calls = view.records.calls
         touched = {at for at in calls[self._records :] if at >= 0}
         self._records = len(calls)
         order = view.call_order
+        runs = self._runs.touched
         for index in sorted(touched):
             call = view.calls[order[index]]
+            runs.add(call.run_id or NO_RUN)  # (its usage's run: ``GrowingTally``'s)
             if is_model_call(call) and not self._fed_usage.responded(index, call):
                 self._drop_op(index)  # (refused: no response, no usage to count)
                 self._forget_usage(index)
@@ -539,20 +526,12 @@ class AgentGoModel:
             writer_alive=False if run_dead else view.writer_alive,
         )
 
-    def _tally(self) -> UsageTally:
+    def _tally(self, runs: set[str] | None = None) -> UsageTally:
+        """The usage totals: the session's, and each run's (only ``runs``'s, if given)."""
         if not self._usage_sorted:
             self._usage = dict(sorted(self._usage.items()))
             self._usage_sorted = True
-        return self._totals.tally(self.view, self._usage)
-
-
-def run_state(run: AgentGoRun, status: str) -> RunState:
-    """A run's state in the shared words: *failed* where its loop's ``agent_end`` carries
-    an error (the word a failed tool operation has), however its scope closed; else
-    finished (closed), running (open) or interrupted."""
-    if run.failed:
-        return "failed"
-    return "finished" if status == "closed" else "running" if status == "open" else "interrupted"
+        return self._totals.tally(self.view, self._usage, runs)
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:

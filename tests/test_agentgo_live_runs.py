@@ -1,0 +1,147 @@
+"""A followed agentgo file's snapshot makes again only the runs its new lines touched
+(``formats.agentgo.runs_made.RunsMade``): one line appended makes its run (and the last)
+again, with only their usage totalled and no message counted again; each snapshot still
+equals the model made afresh from the same view."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import neutral
+
+from agentgo_helpers import USAGE, at, model, text
+from session_core.agentgo import AgentGoSession
+from session_core.formats.agentgo import AgentGoFormat, AgentGoLive, AgentGoModel
+from session_core.model import Transcript
+from session_core.runs import Run
+from session_core.tail_reader import TailReader
+from session_core.usage import GrowingTally, UsageTally
+
+RUNS = 30
+
+
+def written(path: Path) -> list[bytes]:
+    """A session of ``RUNS`` closed runs (a model call with usage and a message each),
+    then a run left open: its lines."""
+    session = AgentGoSession.create(path)
+    for n in range(RUNS):
+        run = session.begin_run()
+        run.record("agent_start", {}, time=at(1))
+        call = model(f"m{n}", turn_index=0)
+        run.record("model_request", {"messages": [], "tools": [], "config": {}}, execution=call)
+        answer = text("assistant", f"answer {n}")
+        run.record("model_exec_end", {"message": answer, "usage": USAGE}, execution=call)
+        run.record("message_end", {"message": answer})
+        run.record("agent_end", {"stop_reason": "end"})
+        run.close()
+    last = session.begin_run()
+    last.record("message_end", {"message": text("user", "one more")})
+    call = model("late", turn_index=0)
+    last.record("model_request", {"messages": [], "tools": [], "config": {}}, execution=call)
+    last.record(
+        "model_exec_end", {"message": text("assistant", "ok"), "usage": USAGE}, execution=call
+    )
+    last.close()
+    session.close()
+    return path.read_bytes().splitlines(keepends=True)
+
+
+class Counting(list[Any]):
+    """The view's messages, counting every walk over them all."""
+
+    walks = 0
+
+    def __iter__(self) -> Any:
+        Counting.walks += 1
+        return super().__iter__()
+
+
+def caught_up(tail: TailReader, live: AgentGoLive, alive: bool | None) -> Transcript:
+    while (update := tail.step(1 << 20)) is not None:
+        live.apply(update)
+        if update.caught_up:
+            break
+    return live.transcript(writer_alive=alive)
+
+
+def test_a_line_appended_makes_its_run_again_not_every_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = written(tmp_path / "whole.jsonl")
+    path = tmp_path / "followed.jsonl"
+    start = len(lines) - 4  # (the last run begun, its message not yet)
+    path.write_bytes(b"".join(lines[:start]))
+    live = AgentGoFormat().live(os.fspath(path))
+    tail = TailReader(os.fspath(path), parse=False)
+    made: list[str] = []
+    real_init = Run.__init__
+
+    def init(self: Run, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        made.append(self.id)
+
+    totalled: list[int] = []
+    real_tally = GrowingTally.tally
+
+    def tally(self: GrowingTally, *args: Any, **kwargs: Any) -> UsageTally:
+        out = real_tally(self, *args, **kwargs)
+        totalled.append(len(out.runs))
+        return out
+
+    try:
+        first = caught_up(tail, live, True)
+        assert len(first.runs) == RUNS + 1
+        live.view.messages = Counting(live.view.messages)
+        monkeypatch.setattr(Run, "__init__", init)
+        monkeypatch.setattr(GrowingTally, "tally", tally)
+        for n, line in enumerate(lines[start:]):
+            made.clear()
+            totalled.clear()
+            Counting.walks = 0
+            with path.open("ab") as fh:
+                fh.write(line)
+            alive = (True, None, False)[n % 3]
+            snapshot = caught_up(tail, live, alive)
+            assert len(snapshot.runs) == RUNS + 1
+            # Its run (the last) made again, not the 30 closed before it; their usage
+            # not totalled again, the messages not counted again.
+            assert made == [live.view.run_order[-1]], n
+            assert totalled == [1], n
+            assert Counting.walks == 0, n
+            monkeypatch.undo()
+            fresh = AgentGoModel(live.view).transcript(os.fspath(path), alive)
+            assert neutral(snapshot) == neutral(fresh)
+            monkeypatch.setattr(Run, "__init__", init)
+            monkeypatch.setattr(GrowingTally, "tally", tally)
+    finally:
+        tail.close()
+    assert [r.state for r in snapshot.runs][-2:] == ["finished", "finished"]
+    assert snapshot.runs[-1].items == 1 and snapshot.runs[-1].usage.responses == 1
+
+
+def test_a_new_run_makes_the_one_before_it_again(tmp_path: Path) -> None:
+    """A run begun after one left open interrupts it: both are made again, the rest kept."""
+    lines = written(tmp_path / "whole.jsonl")
+    # (the first run's lines up to its run_close, then the second's run_start: the first
+    # left open, then interrupted)
+    closes = [i for i, line in enumerate(lines) if b'"run_close"' in line]
+    cut = [*lines[: closes[2]], *lines[closes[2] + 1 : closes[3]]]
+    path = tmp_path / "followed.jsonl"
+    path.write_bytes(b"".join(cut[: closes[2]]))
+    live = AgentGoFormat().live(os.fspath(path))
+    tail = TailReader(os.fspath(path), parse=False)
+    try:
+        before = caught_up(tail, live, True)
+        assert before.runs[-1].state == "running"
+        kept = before.runs[:-1]
+        with path.open("ab") as fh:
+            fh.write(cut[closes[2]])  # the next run's run_start
+        after = caught_up(tail, live, True)
+    finally:
+        tail.close()
+    assert [r.state for r in after.runs][-2:] == ["interrupted", "running"]
+    assert all(a is b for a, b in zip(after.runs, kept, strict=False))  # (kept, not made)
+    assert neutral(after) == neutral(AgentGoModel(live.view).transcript(os.fspath(path), True))
