@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from helpers import neutral
 
@@ -145,3 +146,53 @@ def test_a_new_run_makes_the_one_before_it_again(tmp_path: Path) -> None:
     assert [r.state for r in after.runs][-2:] == ["interrupted", "running"]
     assert all(a is b for a, b in zip(after.runs, kept, strict=False))  # (kept, not made)
     assert neutral(after) == neutral(AgentGoModel(live.view).transcript(os.fspath(path), True))
+
+
+def odd_lines(lines: list[bytes]) -> list[bytes]:
+    """Runs 4 and 9 fail (an error in their agent_end), run 9 then ends again without
+    one (no longer failed: its row goes); a record of a type no reader knows and one
+    not in its type's shape, in runs 6 and 20."""
+    out, run = [], -1
+    for line in lines:
+        record = orjson.loads(line)
+        kind = record.get("type")
+        run += kind == "run_start"
+        if kind == "agent_end" and run in (4, 9):
+            record["data"] = {"error": f"run {run} gave up"}
+            out.append(orjson.dumps(record) + b"\n")
+            if run == 9:
+                out.append(orjson.dumps({**record, "data": {"stop_reason": "end"}}) + b"\n")
+            continue
+        if kind == "message_end" and run in (6, 20):
+            out.append(orjson.dumps({**record, "type": "mystery_event"}) + b"\n")
+            out.append(orjson.dumps({**record, "data": {"no": "message"}}) + b"\n")
+        out.append(line)
+    return out
+
+
+def test_each_snapshot_of_rows_of_their_own_is_made_afresh(tmp_path: Path) -> None:
+    """The raw view's failed runs and records kept raw, laid out as the lines come (a
+    failed run that ends again without an error laid out again): every snapshot equals
+    the model made afresh, and an earlier snapshot stays as it was."""
+    lines = odd_lines(written(tmp_path / "whole.jsonl"))
+    path = tmp_path / "followed.jsonl"
+    path.write_bytes(b"")
+    live = AgentGoFormat().live(os.fspath(path))
+    tail = TailReader(os.fspath(path), parse=False)
+    earlier: list[tuple[Transcript, dict[str, Any]]] = []
+    try:
+        for n, line in enumerate(lines):
+            with path.open("ab") as fh:
+                fh.write(line)
+            alive = (True, None, False)[n % 3]
+            snapshot = caught_up(tail, live, alive)
+            fresh = AgentGoModel(live.view).transcript(os.fspath(path), alive)
+            assert neutral(snapshot) == neutral(fresh), n
+            earlier.append((snapshot, neutral(snapshot)))
+            if len(earlier) > 3:
+                before, said = earlier.pop(0)
+                assert neutral(before) == said, n  # (nothing of it changed since)
+    finally:
+        tail.close()
+    raw = [item.kind for item in snapshot.raw]
+    assert raw.count("error") == 1 and len(raw) > len(snapshot.messages)

@@ -169,6 +169,7 @@ class AgentGoModel:
         self._records = 0  # of view.records, whose calls were looked at
         self._ops: dict[int, ToolOp] = {}  # call index (in call_order) -> its operation
         self._op_order: list[int] = []  # the keys of _ops, in call order
+        self._op_list: list[ToolOp] = []  # ... their operations (a snapshot's copy of it)
         self._pending: set[int] = set()  # operations without a result: their state moves
         self._usage: dict[int, MessageUsage | None] = {}  # model call index -> its usage
         self._usage_sorted = True
@@ -219,7 +220,8 @@ class AgentGoModel:
         made = self._runs
         wanted = made.wanted()  # (the runs the new records, messages or calls touched)
         order = view.run_order
-        tally = self._tally({order[at] for at in wanted})
+        touched = {order[at] for at in wanted}
+        tally = self._tally(touched)
         runs = made.runs(wanted, tally, self._prompts)
         n = len(self.column)
         return Transcript(
@@ -233,7 +235,7 @@ class AgentGoModel:
                 "model": self._first_model(),
             },
             messages=self._sent(n),
-            raw=self._rows.items(self.column, n),
+            raw=self._rows.items(self.column, n, touched),
             tool_operations=ops,
             compactions=self._compactions(),
             runs=runs,
@@ -346,12 +348,12 @@ class AgentGoModel:
             op = ops[index]
             state = self._state(view.calls[view.call_order[index]])
             if state != op.state:
-                ops[index] = self._op(index, view.calls[view.call_order[index]], state)
+                self._set_op(index, self._op(index, view.calls[view.call_order[index]], state))
         for index in list(self._unsure):  # (its message, or its run's, came after it)
             call, op = view.calls[view.call_order[index]], ops[index]
             if self._ask_of(op.call_id, call)[0] != op.message_id:  # (a new one: a
-                ops[index] = self._op(index, call, op.state)  # snapshot keeps its own)
-        made = [ops[index] for index in self._op_order]
+                self._set_op(index, self._op(index, call, op.state))  # keeps its own)
+        made = self._op_list.copy()
         for key, op in self._unstarted.items():
             state = unstarted_state(view, op.run_id)
             if op.state != state:  # (made again: an earlier snapshot keeps its own)
@@ -491,12 +493,7 @@ class AgentGoModel:
                 self._usage[index] = self._fed_usage.of(index, call)
             elif is_tool_execution(call):
                 self._forget_usage(index)
-                if index not in self._ops:
-                    if self._op_order and index < self._op_order[-1]:
-                        bisect.insort(self._op_order, index)
-                    else:
-                        self._op_order.append(index)
-                self._ops[index] = self._op(index, call, self._state(call))
+                self._set_op(index, self._op(index, call, self._state(call)))
                 if call.tool_end_at < 0:
                     self._pending.add(index)
                 else:
@@ -504,6 +501,20 @@ class AgentGoModel:
             else:
                 self._drop_op(index)
                 self._forget_usage(index)
+
+    def _set_op(self, index: int, op: ToolOp) -> None:
+        """Call ``index``'s operation is ``op``: in its place among the operations."""
+        order = self._op_order
+        if index in self._ops:
+            self._op_list[bisect.bisect_left(order, index)] = op
+        elif not order or index > order[-1]:
+            order.append(index)
+            self._op_list.append(op)
+        else:
+            at = bisect.bisect_left(order, index)
+            order.insert(at, index)
+            self._op_list.insert(at, op)
+        self._ops[index] = op
 
     def _forget_usage(self, index: int) -> None:
         """A call that is no model call (any more): its usage out of the totals."""
@@ -513,7 +524,8 @@ class AgentGoModel:
 
     def _drop_op(self, index: int) -> None:
         if self._ops.pop(index, None) is not None:
-            self._op_order.remove(index)
+            at = bisect.bisect_left(self._op_order, index)
+            del self._op_order[at], self._op_list[at]
             self._pending.discard(index)
             self._unsure.discard(index)
 
