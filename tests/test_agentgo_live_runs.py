@@ -13,20 +13,21 @@ import orjson
 import pytest
 from helpers import neutral
 
-from agentgo_helpers import USAGE, at, model, text
+from agentgo_helpers import ASSISTANT, USAGE, at, model, text, tool
 from session_core.agentgo import AgentGoSession
 from session_core.formats.agentgo import AgentGoFormat, AgentGoLive, AgentGoModel
 from session_core.model import Transcript
 from session_core.runs import Run
 from session_core.tail_reader import TailReader
+from session_core.tool_ops import ops_by_call
 from session_core.usage import GrowingTally, UsageTally
 
 RUNS = 30
 
 
 def written(path: Path) -> list[bytes]:
-    """A session of ``RUNS`` closed runs (a model call with usage and a message each),
-    then a run left open: its lines."""
+    """A session of ``RUNS`` closed runs (a model call with usage and a message each, a
+    tool call of the same id each), then a run left open: its lines."""
     session = AgentGoSession.create(path)
     for n in range(RUNS):
         run = session.begin_run()
@@ -36,6 +37,11 @@ def written(path: Path) -> list[bytes]:
         answer = text("assistant", f"answer {n}")
         run.record("model_exec_end", {"message": answer, "usage": USAGE}, execution=call)
         run.record("message_end", {"message": answer})
+        run.record("message_end", {"message": ASSISTANT})  # (asks for ``tc1``, each run)
+        if n != 2:  # (run 2's never started: the last operation of the id)
+            call = tool(f"t{n}", turn_index=0)
+            run.record("tool_exec_start", {"tool": "ls", "tool_call_id": "tc1"}, execution=call)
+            run.record("tool_exec_end", {"result": "a.py", "is_error": False}, execution=call)
         run.record("agent_end", {"stop_reason": "end"})
         run.close()
     last = session.begin_run()
@@ -170,6 +176,13 @@ def odd_lines(lines: list[bytes]) -> list[bytes]:
     return out
 
 
+def laid_out(snapshot: Transcript) -> dict[str, Any]:
+    """What a snapshot's raw view and runs hold. (Not its operations: a running one's
+    result is read from its call when asked for, an earlier snapshot's too.)"""
+    said = neutral(snapshot)
+    return {key: said[key] for key in ("items", "runs", "run-objects")}
+
+
 def test_each_snapshot_of_rows_of_their_own_is_made_afresh(tmp_path: Path) -> None:
     """The raw view's failed runs and records kept raw, laid out as the lines come (a
     failed run that ends again without an error laid out again): every snapshot equals
@@ -188,10 +201,13 @@ def test_each_snapshot_of_rows_of_their_own_is_made_afresh(tmp_path: Path) -> No
             snapshot = caught_up(tail, live, alive)
             fresh = AgentGoModel(live.view).transcript(os.fspath(path), alive)
             assert neutral(snapshot) == neutral(fresh), n
-            earlier.append((snapshot, neutral(snapshot)))
+            ops = snapshot.tool_operations
+            by_call = ops_by_call(ops)  # (the model's: none made per draw)
+            assert by_call is ops_by_call(ops) and by_call == {op.call_id: op for op in ops}
+            earlier.append((snapshot, laid_out(snapshot)))
             if len(earlier) > 3:
                 before, said = earlier.pop(0)
-                assert neutral(before) == said, n  # (nothing of it changed since)
+                assert laid_out(before) == said, n  # (nothing of it changed since)
     finally:
         tail.close()
     raw = [item.kind for item in snapshot.raw]

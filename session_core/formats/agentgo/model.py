@@ -32,6 +32,7 @@ from .asked import (
     op_call_id,
     unstarted_state,
 )
+from .ops_made import AgentGoOps
 from .raw_rows import RawRows, file_line
 from .runs_made import RunsMade
 
@@ -170,6 +171,10 @@ class AgentGoModel:
         self._ops: dict[int, ToolOp] = {}  # call index (in call_order) -> its operation
         self._op_order: list[int] = []  # the keys of _ops, in call order
         self._op_list: list[ToolOp] = []  # ... their operations (a snapshot's copy of it)
+        # A call id -> the calls whose operations have it (in call order), and the last
+        # one's operation: what a snapshot's ``by_call`` says, kept as they are made.
+        self._with_id: dict[str, list[int]] = {}
+        self._last_with_id: dict[str, ToolOp] = {}
         self._pending: set[int] = set()  # operations without a result: their state moves
         self._usage: dict[int, MessageUsage | None] = {}  # model call index -> its usage
         self._usage_sorted = True
@@ -336,9 +341,9 @@ class AgentGoModel:
     def operations(self, writer_alive: bool | None) -> tuple[list[ToolOp], UsageTally]:
         """The tool operations and usage totals as of now (what a snapshot shows of the
         calls), each named by the message that asked for it (the messages taken first)."""
-        return self._operations(writer_alive), self._tally()
+        return list(self._operations(writer_alive)), self._tally()
 
-    def _operations(self, writer_alive: bool | None) -> list[ToolOp]:
+    def _operations(self, writer_alive: bool | None) -> AgentGoOps:
         view = self.view
         view.writer_alive = writer_alive
         self._take_messages()
@@ -354,12 +359,14 @@ class AgentGoModel:
             if self._ask_of(op.call_id, call)[0] != op.message_id:  # (a new one: a
                 self._set_op(index, self._op(index, call, op.state))  # keeps its own)
         made = self._op_list.copy()
+        by_call = self._last_with_id.copy()  # (the last of an id: the calls not started's)
         for key, op in self._unstarted.items():
             state = unstarted_state(view, op.run_id)
             if op.state != state:  # (made again: an earlier snapshot keeps its own)
                 op = self._unstarted[key] = dataclasses.replace(op, state=state)
             made.append(op)
-        return made
+            by_call[op.call_id] = op
+        return AgentGoOps(made, by_call)
 
     def _op(self, index: int, call: Call, state: OpState) -> AgentGoOp:
         """Call ``index``'s operation, named by the message that asked for it."""
@@ -505,7 +512,8 @@ class AgentGoModel:
     def _set_op(self, index: int, op: ToolOp) -> None:
         """Call ``index``'s operation is ``op``: in its place among the operations."""
         order = self._op_order
-        if index in self._ops:
+        old = self._ops.get(index)
+        if old is not None:
             self._op_list[bisect.bisect_left(order, index)] = op
         elif not order or index > order[-1]:
             order.append(index)
@@ -515,6 +523,20 @@ class AgentGoModel:
             order.insert(at, index)
             self._op_list.insert(at, op)
         self._ops[index] = op
+        if old is not None and old.call_id != op.call_id:
+            self._without_id(index, old.call_id)
+        if old is None or old.call_id != op.call_id:
+            bisect.insort(self._with_id.setdefault(op.call_id, []), index)
+        self._last_with_id[op.call_id] = self._ops[self._with_id[op.call_id][-1]]
+
+    def _without_id(self, index: int, call_id: str) -> None:
+        """Call ``index``'s operation no longer has ``call_id``."""
+        calls = self._with_id[call_id]
+        calls.remove(index)
+        if calls:
+            self._last_with_id[call_id] = self._ops[calls[-1]]
+        else:
+            del self._with_id[call_id], self._last_with_id[call_id]
 
     def _forget_usage(self, index: int) -> None:
         """A call that is no model call (any more): its usage out of the totals."""
@@ -523,7 +545,8 @@ class AgentGoModel:
             self._totals.changed(index)
 
     def _drop_op(self, index: int) -> None:
-        if self._ops.pop(index, None) is not None:
+        if (op := self._ops.pop(index, None)) is not None:
+            self._without_id(index, op.call_id)
             at = bisect.bisect_left(self._op_order, index)
             del self._op_order[at], self._op_list[at]
             self._pending.discard(index)
