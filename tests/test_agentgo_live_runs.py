@@ -157,7 +157,8 @@ def test_a_new_run_makes_the_one_before_it_again(tmp_path: Path) -> None:
 def odd_lines(lines: list[bytes]) -> list[bytes]:
     """Runs 4 and 9 fail (an error in their agent_end), run 9 then ends again without
     one (no longer failed: its row goes); a record of a type no reader knows and one
-    not in its type's shape, in runs 6 and 20."""
+    not in its type's shape, in runs 6 and 20, and one whose run_id is no str (a run
+    of its own, named by its str(), met again later)."""
     out, run = [], -1
     for line in lines:
         record = orjson.loads(line)
@@ -172,6 +173,8 @@ def odd_lines(lines: list[bytes]) -> list[bytes]:
         if kind == "message_end" and run in (6, 20):
             out.append(orjson.dumps({**record, "type": "mystery_event"}) + b"\n")
             out.append(orjson.dumps({**record, "data": {"no": "message"}}) + b"\n")
+            odd = {**record, "type": "mystery_event", "run_id": 7000}  # (no str: one run)
+            out.append(orjson.dumps(odd) + b"\n")
         out.append(line)
     return out
 
