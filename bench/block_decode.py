@@ -14,6 +14,7 @@ with a line it refuses would go line by line anyway).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -22,7 +23,11 @@ import msgspec
 import orjson
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+# This checkout's build, after a PYTHONPATH's: ``PYTHONPATH=/tmp/base python -P`` names
+# the build measured (put first, this checkout's ran whatever PYTHONPATH said).
+_GIVEN = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+_AT = max((i + 1 for i, p in enumerate(sys.path) if p and os.path.abspath(p) in _GIVEN), default=0)
+sys.path.insert(_AT, str(HERE.parent))
 
 from session_core import indexing  # noqa: E402
 

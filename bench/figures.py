@@ -61,7 +61,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+# This checkout's build, after a PYTHONPATH's: ``PYTHONPATH=/tmp/base python -P`` names
+# the build measured (put first, this checkout's ran whatever PYTHONPATH said).
+_GIVEN = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+_AT = max((i + 1 for i, p in enumerate(sys.path) if p and os.path.abspath(p) in _GIVEN), default=0)
+sys.path.insert(_AT, str(HERE.parent))
 
 from figures_compaction import figure_compaction  # noqa: E402
 from figures_datatable import TABLE_KINDS, figure_datatable, table_child  # noqa: E402

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import resource
 import sys
 import time
@@ -35,7 +36,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+# This checkout's build, after a PYTHONPATH's: ``PYTHONPATH=/tmp/base python -P`` names
+# the build measured (put first, this checkout's ran whatever PYTHONPATH said).
+_GIVEN = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+_AT = max((i + 1 for i, p in enumerate(sys.path) if p and os.path.abspath(p) in _GIVEN), default=0)
+sys.path.insert(_AT, str(HERE.parent))
 
 from model_scale import FORMATS, bench_file  # noqa: E402
 from open_big import bare_loop, replayed  # noqa: E402

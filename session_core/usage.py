@@ -27,7 +27,7 @@ messages of its own. Runs (agentgo-v1): a call belongs to its record's ``run_id`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -243,8 +243,15 @@ class GrowingTally:
         if index < self.upto:
             self.upto, self.kept = 0, UsageTally()
 
-    def tally(self, view: AgentGoView, usages: dict[int, MessageUsage | None]) -> UsageTally:
-        """The totals of ``usages`` (model call index -> its usage, in index order)."""
+    def tally(
+        self,
+        view: AgentGoView,
+        usages: dict[int, MessageUsage | None],
+        runs: Collection[str] | None = None,
+    ) -> UsageTally:
+        """The totals of ``usages`` (model call index -> its usage, in index order): the
+        session's, and every run's, or only ``runs``'s (a snapshot's runs made again: a
+        dict of every run was a big file's cost per snapshot)."""
         order, calls, kept = view.call_order, view.calls, self.kept
         tail: list[tuple[int, MessageUsage | None]] = []
         for index, used in reversed(usages.items()):
@@ -262,13 +269,18 @@ class GrowingTally:
             at += 1
         self.upto = settled
         out = UsageTally(transcript=replace(kept.transcript))
-        out.runs = {run_id: kept.runs.get(run_id) or Usage() for run_id in view.run_order}
-        for run_id, used_in in kept.runs.items():
-            out.runs.setdefault(run_id, used_in)
+        if runs is None:
+            out.runs = {run_id: kept.runs.get(run_id) or Usage() for run_id in view.run_order}
+            for run_id, used_in in kept.runs.items():
+                out.runs.setdefault(run_id, used_in)
+        else:
+            out.runs = {run_id: kept.runs.get(run_id) or Usage() for run_id in runs}
         copied: set[str] = set()
         for index, used in tail[at:]:
             out.transcript.add(used)
             run_id = calls[order[index]].run_id or NO_RUN
+            if runs is not None and run_id not in runs:
+                continue
             if run_id not in copied:  # (kept's own totals are never changed here)
                 out.runs[run_id] = replace(out.runs.get(run_id) or Usage())
                 copied.add(run_id)

@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
+from session_core.agentgo.records import ODD_RUN
 from session_core.agentgo.view import AgentGoView, Call, CallKey, message_text
 from session_core.cells import pad_cells
 from session_core.json_out import json_text
@@ -202,12 +203,47 @@ def touched_calls(view: AgentGoView, start: int) -> list[CallKey]:
 
 
 class CallStats:
-    """Call statuses per run, kept by re-checking only the calls an update touched."""
+    """Call statuses per run, kept by re-checking only the calls an update touched; and
+    how many runs are closed and failed, by re-checking only the runs its records
+    touched (``update_runs``): a header per batch walked every run."""
 
     def __init__(self) -> None:
         self.status: dict[CallKey, str] = {}
         self.per_run: dict[str, Counter[str]] = {}
         self.total: Counter[str] = Counter()
+        self.closed = 0  # runs with their run_close
+        self.failed = 0  # runs whose agent_end carries an error (``Run.failed``)
+        self._runs: list[tuple[bool, bool]] = []  # each run's (closed, failed), as counted
+        self._records = 0  # of view.records, whose runs were looked at
+
+    def update_runs(self, view: AgentGoView) -> None:
+        """The runs of the records since the last update (and the runs new since) counted
+        again: a run closes and fails by its own records alone."""
+        runs, counted, order = view.records.runs, self._runs, view.run_order
+        new = set(runs[self._records :])
+        self._records = len(runs)
+        # (ODD_RUN: a run_id not a str, whose record names no run index; rare: every run)
+        touched = range(len(order)) if ODD_RUN in new else {at for at in new if at >= 0}
+        for at in sorted({*touched, *range(len(counted), len(order))}):
+            run = view.runs[order[at]]
+            now = (run.closed, run.failed)
+            was = counted[at] if at < len(counted) else (False, False)
+            if at < len(counted):
+                counted[at] = now
+            else:
+                counted.append(now)
+            self.closed += now[0] - was[0]
+            self.failed += now[1] - was[1]
+
+    def run_states(self, view: AgentGoView) -> Counter[str]:
+        """How many runs are open, closed and interrupted (``view.run_status``): only the
+        last can be open, while its writer is not known gone."""
+        order = view.run_order
+        last = view.runs[order[-1]] if order else None
+        open_ = int(last is not None and not last.closed and view.writer_alive is not False)
+        return Counter(
+            {"open": open_, "closed": self.closed, "interrupted": len(order) - self.closed - open_}
+        )
 
     def update(self, view: AgentGoView, keys: list[CallKey]) -> None:
         for key in keys:
@@ -227,7 +263,8 @@ class CallStats:
     def gaps(self, run_id: str | None = None) -> int:
         if run_id is None:
             return self.total["gap"]
-        return self.per_run.get(run_id, Counter())["gap"]
+        counts = self.per_run.get(run_id)
+        return 0 if counts is None else counts["gap"]
 
     def run_gaps(self, view: AgentGoView, run_id: str) -> int:
         """A run's gaps: its calls without their terminal event, and itself when it was
@@ -237,7 +274,9 @@ class CallStats:
         return 0 if status == "open" else self.gaps(run_id) + (status == "interrupted")
 
     def shown_gaps(self, view: AgentGoView) -> int:
-        """The session's gaps: every run's (``run_gaps``), and its calls' outside a run."""
-        runs = view.run_order
-        outside = self.gaps() - sum(self.gaps(run_id) for run_id in runs)
-        return outside + sum(self.run_gaps(view, run_id) for run_id in runs)
+        """The session's gaps: every run's (``run_gaps``), and its calls' outside a run:
+        every call's gaps but the open run's, and each interrupted run (``update_runs``
+        counted the runs: none is walked)."""
+        states = self.run_states(view)
+        open_gaps = self.gaps(view.run_order[-1]) if states["open"] else 0
+        return self.gaps() - open_gaps + states["interrupted"]

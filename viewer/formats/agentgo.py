@@ -9,7 +9,6 @@ appends: only the calls a batch touched are relabelled.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
@@ -114,6 +113,7 @@ class AgentGoPanes(PaneSet):
                 conversation.show(conversation.transcript, to_end=True)
             self.stats = CallStats()
             self.stats.update(view, list(view.call_order))
+            self.stats.update_runs(view)
             self._records_seen = len(view.records)
             self._rebuild()
             self._built = True
@@ -121,6 +121,7 @@ class AgentGoPanes(PaneSet):
             touched = touched_calls(view, self._records_seen)
             self._records_seen = len(view.records)
             self.stats.update(view, touched)
+            self.stats.update_runs(view)
             self.calls.refresh_calls(touched)
             self.checkpoints.refresh_checkpoints()
             self.timeline.refresh_records()
@@ -160,9 +161,9 @@ class AgentGoPanes(PaneSet):
 
     def _status_line(self) -> list[str]:
         view = self.view
-        runs: Counter[str] = Counter(view.run_status(run_id) for run_id in view.run_order)
+        runs = self.stats.run_states(view)  # (counted as the records came: no run walked)
         states = [f"{runs[s]} {s}" for s in ("open", "closed", "interrupted") if runs[s]]
-        failed_runs = sum(view.runs[run_id].failed for run_id in view.run_order)
+        failed_runs = self.stats.failed
         states += [f"{failed_runs} failed"] if failed_runs else []
         runs_said = count(len(view.run_order), "run") + (
             f" ({', '.join(states)})" if states else ""

@@ -19,7 +19,8 @@ from ...window_lines import lines_not_known
 from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of, runs_said, usage_said
 from ..builders import Builder
 from .asked import UnstartedCounter, is_tool_execution
-from .model import NAME, AgentGoModel, run_state, transcript_of
+from .model import NAME, AgentGoModel, transcript_of
+from .runs_made import run_state
 
 if TYPE_CHECKING:
     from ...agentgo.view import AgentGoView

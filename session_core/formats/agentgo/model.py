@@ -7,7 +7,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
-from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +18,6 @@ from ...model import (
     Item,
     Part,
     PartSource,
-    Run,
-    RunState,
     ToolOp,
     Transcript,
     Usage,
@@ -37,11 +34,12 @@ from .asked import (
     op_call_id,
     unstarted_state,
 )
+from .ops_made import AgentGoOps
 from .raw_rows import RawRows, file_line
+from .runs_made import RunsMade
 
 if TYPE_CHECKING:
     from ...agentgo.calls import Call
-    from ...agentgo.calls import Run as AgentGoRun
     from ...agentgo.folds import ContextFolds
     from ...agentgo.records import Records
     from ...agentgo.stored import Committed
@@ -174,6 +172,11 @@ class AgentGoModel:
         self._records = 0  # of view.records, whose calls were looked at
         self._ops: dict[int, ToolOp] = {}  # call index (in call_order) -> its operation
         self._op_order: list[int] = []  # the keys of _ops, in call order
+        self._op_list: list[ToolOp] = []  # ... their operations (a snapshot's copy of it)
+        # A call id -> the calls whose operations have it (in call order), and the last
+        # one's operation: what a snapshot's ``by_call`` says, kept as they are made.
+        self._with_id: dict[str, list[int]] = {}
+        self._last_with_id: dict[str, ToolOp] = {}
         self._pending: set[int] = set()  # operations without a result: their state moves
         self._usage: dict[int, MessageUsage | None] = {}  # model call index -> its usage
         self._usage_sorted = True
@@ -203,6 +206,7 @@ class AgentGoModel:
         self._unstarted: dict[tuple[str, str], ToolOp] = {}
         self._taken: dict[tuple[str, str], ToolOp] = {}
         self._rows = RawRows(view)  # the raw view's rows of its own, made once each
+        self._runs = RunsMade(view)  # its runs as made, each again when touched
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -219,30 +223,13 @@ class AgentGoModel:
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
         view = self.view
         self._take_messages()
-        ops, tally = self.operations(writer_alive)
-        # (a run's items are its messages, as every format's: not its turns, which the
-        # runs tab said; agentgo's messages are few, a few thousand at 100 MB)
-        items = Counter(message.run_id for message in view.messages)
-        runs = []
-        for run_id in view.run_order:
-            run = view.runs[run_id]
-            status = view.run_status(run_id)
-            used = tally.runs.get(run_id)
-            made = Run(
-                id=run_id,
-                state=run_state(run, status),
-                line=file_line(run.first_line, run.first_seq),
-                started=run.first_time,
-                ended=run.last_time or None,
-                usage=Usage.of_totals(used) if used is not None else Usage(),
-                items=items[run_id],
-                prompt=self._prompts.get(run_id),
-            )
-            if run.close_seq is not None:  # (its close, else its last record: cut off)
-                made.end_at(file_line(run.close_line, run.close_seq), made.ended)
-            elif status != "open":
-                made.end_at(file_line(run.last_line, run.last_seq), made.ended)
-            runs.append(made)
+        ops = self._operations(writer_alive)
+        made = self._runs
+        wanted = made.wanted()  # (the runs the new records, messages or calls touched)
+        order = view.run_order
+        touched = {order[at] for at in wanted}
+        tally = self._tally(touched)
+        runs = made.runs(wanted, tally, self._prompts)
         n = len(self.column)
         return Transcript(
             format=NAME,
@@ -255,7 +242,7 @@ class AgentGoModel:
                 "model": self._first_model(),
             },
             messages=self._sent(n),
-            raw=self._rows.items(self.column, n),
+            raw=self._rows.items(self.column, n, touched),
             tool_operations=ops,
             compactions=self._compactions(),
             runs=runs,
@@ -357,6 +344,9 @@ class AgentGoModel:
     def operations(self, writer_alive: bool | None) -> tuple[list[ToolOp], UsageTally]:
         """The tool operations and usage totals as of now (what a snapshot shows of the
         calls), each named by the message that asked for it (the messages taken first)."""
+        return list(self._operations(writer_alive)), self._tally()
+
+    def _operations(self, writer_alive: bool | None) -> AgentGoOps:
         view = self.view
         view.writer_alive = writer_alive
         self._take_messages()
@@ -366,18 +356,20 @@ class AgentGoModel:
             op = ops[index]
             state = self._state(view.calls[view.call_order[index]])
             if state != op.state:
-                ops[index] = self._op(index, view.calls[view.call_order[index]], state)
+                self._set_op(index, self._op(index, view.calls[view.call_order[index]], state))
         for index in list(self._unsure):  # (its message, or its run's, came after it)
             call, op = view.calls[view.call_order[index]], ops[index]
             if self._ask_of(op.call_id, call)[0] != op.message_id:  # (a new one: a
-                ops[index] = self._op(index, call, op.state)  # snapshot keeps its own)
-        made = [ops[index] for index in self._op_order]
+                self._set_op(index, self._op(index, call, op.state))  # keeps its own)
+        made = self._op_list.copy()
+        by_call = self._last_with_id.copy()  # (the last of an id: the calls not started's)
         for key, op in self._unstarted.items():
             state = unstarted_state(view, op.run_id)
             if op.state != state:  # (made again: an earlier snapshot keeps its own)
                 op = self._unstarted[key] = dataclasses.replace(op, state=state)
             made.append(op)
-        return made, self._tally()
+            by_call[op.call_id] = op
+        return AgentGoOps(made, by_call)
 
     def _op(self, index: int, call: Call, state: OpState) -> AgentGoOp:
         """Call ``index``'s operation, named by the message that asked for it."""
@@ -478,6 +470,8 @@ class AgentGoModel:
         # already; None: not reported)
         if used is not None or committed.usage_call >= 0:
             self.column.set_usage(index, Usage.from_message_usage(used))
+        self._runs.items[committed.run_id] += 1
+        self._runs.touched.add(committed.run_id)
         if committed.run_id not in self._prompts and message.get("kind") == "user":
             from ...agentgo.view import message_text
 
@@ -487,15 +481,17 @@ class AgentGoModel:
     def _take_calls(self) -> None:
         """The calls the records fed since the last snapshot are about: each one's
         operation (a tool call) or usage (a model call) made again."""
-        from ...usage import is_model_call
+        from ...usage import NO_RUN, is_model_call
 
         view = self.view
         calls = view.records.calls
         touched = {at for at in calls[self._records :] if at >= 0}
         self._records = len(calls)
         order = view.call_order
+        runs = self._runs.touched
         for index in sorted(touched):
             call = view.calls[order[index]]
+            runs.add(call.run_id or NO_RUN)  # (its usage's run: ``GrowingTally``'s)
             if is_model_call(call) and not self._fed_usage.responded(index, call):
                 self._drop_op(index)  # (refused: no response, no usage to count)
                 self._forget_usage(index)
@@ -507,12 +503,7 @@ class AgentGoModel:
                 self._usage[index] = self._fed_usage.of(index, call)
             elif is_tool_execution(call):
                 self._forget_usage(index)
-                if index not in self._ops:
-                    if self._op_order and index < self._op_order[-1]:
-                        bisect.insort(self._op_order, index)
-                    else:
-                        self._op_order.append(index)
-                self._ops[index] = self._op(index, call, self._state(call))
+                self._set_op(index, self._op(index, call, self._state(call)))
                 if call.tool_end_at < 0:
                     self._pending.add(index)
                 else:
@@ -521,6 +512,35 @@ class AgentGoModel:
                 self._drop_op(index)
                 self._forget_usage(index)
 
+    def _set_op(self, index: int, op: ToolOp) -> None:
+        """Call ``index``'s operation is ``op``: in its place among the operations."""
+        order = self._op_order
+        old = self._ops.get(index)
+        if old is not None:
+            self._op_list[bisect.bisect_left(order, index)] = op
+        elif not order or index > order[-1]:
+            order.append(index)
+            self._op_list.append(op)
+        else:
+            at = bisect.bisect_left(order, index)
+            order.insert(at, index)
+            self._op_list.insert(at, op)
+        self._ops[index] = op
+        if old is not None and old.call_id != op.call_id:
+            self._without_id(index, old.call_id)
+        if old is None or old.call_id != op.call_id:
+            bisect.insort(self._with_id.setdefault(op.call_id, []), index)
+        self._last_with_id[op.call_id] = self._ops[self._with_id[op.call_id][-1]]
+
+    def _without_id(self, index: int, call_id: str) -> None:
+        """Call ``index``'s operation no longer has ``call_id``."""
+        calls = self._with_id[call_id]
+        calls.remove(index)
+        if calls:
+            self._last_with_id[call_id] = self._ops[calls[-1]]
+        else:
+            del self._with_id[call_id], self._last_with_id[call_id]
+
     def _forget_usage(self, index: int) -> None:
         """A call that is no model call (any more): its usage out of the totals."""
         if index in self._usage:
@@ -528,8 +548,10 @@ class AgentGoModel:
             self._totals.changed(index)
 
     def _drop_op(self, index: int) -> None:
-        if self._ops.pop(index, None) is not None:
-            self._op_order.remove(index)
+        if (op := self._ops.pop(index, None)) is not None:
+            self._without_id(index, op.call_id)
+            at = bisect.bisect_left(self._op_order, index)
+            del self._op_order[at], self._op_list[at]
             self._pending.discard(index)
             self._unsure.discard(index)
 
@@ -542,20 +564,12 @@ class AgentGoModel:
             writer_alive=False if run_dead else view.writer_alive,
         )
 
-    def _tally(self) -> UsageTally:
+    def _tally(self, runs: set[str] | None = None) -> UsageTally:
+        """The usage totals: the session's, and each run's (only ``runs``'s, if given)."""
         if not self._usage_sorted:
             self._usage = dict(sorted(self._usage.items()))
             self._usage_sorted = True
-        return self._totals.tally(self.view, self._usage)
-
-
-def run_state(run: AgentGoRun, status: str) -> RunState:
-    """A run's state in the shared words: *failed* where its loop's ``agent_end`` carries
-    an error (the word a failed tool operation has), however its scope closed; else
-    finished (closed), running (open) or interrupted."""
-    if run.failed:
-        return "failed"
-    return "finished" if status == "closed" else "running" if status == "open" else "interrupted"
+        return self._totals.tally(self.view, self._usage, runs)
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
