@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import said, screen_text
+from helpers import notes_kept, said, screen_text
 from model_screen_helpers import IDLE, opened, toy, until
 
 __all__ = ["toy"]  # (the fixture, used by name)
@@ -79,16 +79,22 @@ async def test_a_jump_that_finds_nothing_says_so_of_the_cursor(toy: Path) -> Non
         await until(pilot, lambda: said(app, "No compaction after the cursor."), "the toast")
 
 
-async def test_stepping_through_matches_stacks_no_toasts(toy: Path) -> None:
+async def test_stepping_through_matches_stacks_no_toasts(
+    toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """n / N say the matches once while that toast shows (the header counts them)."""
     async with opened(toy) as (app, pilot, screen):
+        # (it shows on through the presses however slow they come, and every toast is
+        # counted, shown or expired: the 2 s one expired under load and none was left)
+        monkeypatch.setattr(type(screen), "MATCHES_TIMEOUT", 600)
+        told = notes_kept(app, monkeypatch)
         view = screen.conversation
         await pilot.press("slash", *"pytest", "enter")
         await until(pilot, lambda: view.matches and not view.searching, "the matches")
+        await until(pilot, lambda: any("for 'pytest'" in note for note in told), "the toast")
         await pilot.press("n", "n", "N", "n")
         await pilot.pause(0.1)
-        toasts = [n for n in app._notifications if "for 'pytest'" in str(n.message)]
-        assert len(toasts) == 1
+        assert len([note for note in told if "for 'pytest'" in note]) == 1, told
 
 
 async def test_search_and_jumps(toy: Path) -> None:
