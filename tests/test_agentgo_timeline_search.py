@@ -150,7 +150,7 @@ async def test_slash_on_the_timeline_searches_itskept_records(session: Path) -> 
         assert timeline.cursor == want[0]  # (stays put)
         assert "/nothing like it: none" in screen_text(app)
         await pilot.press("n")
-        assert said(app, "No record matches")
+        await wait_for(pilot, lambda: said(app, "No record matches"))
         assert screen.query_one("#tabs").active == "timeline"  # type: ignore[attr-defined]
 
 

@@ -399,7 +399,7 @@ async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
     async with opened(session) as (app, pilot):
         screen, panes = agentgo_screen(app), own_panes(app)
         await pilot.press("2", "slash", *"BASH", "enter")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: said(app, "2 matches for 'BASH'"))
         calls = panes.calls
         assert screen.query_one("#tabs").active == "calls"  # type: ignore[attr-defined]
         assert calls.selected is not None and calls.selected[1] == "call-2"
@@ -416,8 +416,7 @@ async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
         await pilot.press("slash")  # (the calls' own last search, not the conversation's)
         assert screen.query_one("#search").value == "BASH"  # type: ignore[attr-defined]
         await pilot.press(*["backspace"] * 4, *"nothing like it", "enter")
-        await pilot.pause(0.1)
-        assert said(app, "0 matches for 'nothing like it'")
+        await wait_for(pilot, lambda: said(app, "0 matches for 'nothing like it'"))
         assert calls.selected is not None and calls.selected[1] == "call-9"  # (stays put)
         await pilot.press("3", "slash", *"docstring", "enter")  # the conversation's own
         await wait_for(pilot, lambda: screen.conversation.search_term == "docstring")

@@ -140,7 +140,7 @@ async def test_slash_on_the_diff_searches_its_rows_n_steps_them_x_the_compaction
         await until(pilot, lambda: said(app, "0 matches for 'zzqq'"), "none")
         assert "/zzqq: none" in screen_text(app)
         await pilot.press("n")
-        assert said(app, "No row matches: / searches the diff.")
+        await until(pilot, lambda: said(app, "No row matches: / searches the diff."), "n's toast")
 
 
 async def test_a_match_is_highlighted_and_hostile_text_stays_inert(

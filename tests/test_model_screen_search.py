@@ -172,8 +172,8 @@ async def test_slash_on_the_runs_says_the_conversation_is_searched(toy: Path) ->
     tab that searches itself (the tool operations, the diff) or on the conversation."""
     async with opened(toy) as (app, pilot, _screen):
         await pilot.press("3", "slash")
-        await pilot.pause(0.1)
-        assert said(app, "The Runs tab has no search of its own: enter searches the conversation")
+        told = "The Runs tab has no search of its own: enter searches the conversation"
+        await until(pilot, lambda: said(app, told), "the toast")
         app.clear_notifications()
         await pilot.press("escape", "2", "slash", "escape", "4", "slash", "escape", "1", "slash")
         await pilot.pause(0.1)

@@ -91,7 +91,7 @@ async def test_slash_on_the_tool_operations_searches_them(tmp_path: Path) -> Non
         await until(pilot, lambda: said(app, "0 matches for 'zzqq'"), "none")
         assert "/zzqq: none" in screen_text(app)
         await pilot.press("n")
-        assert said(app, "No operation matches")
+        await until(pilot, lambda: said(app, "No operation matches"), "n's toast")
 
 
 def test_a_call_is_found_by_what_its_row_shows(tmp_path: Path) -> None:
