@@ -74,13 +74,24 @@ def test_a_call_with_no_call_id_is_warned_of_by_its_line(
 def test_a_call_with_a_call_id_and_one_settled_by_its_status_are_not_warned_of(
     tmp_path: Path,
 ) -> None:
-    """(a web search names no call_id: no output answers it)"""
+    """(a web search names no call_id: no output answers it; a local shell call's output
+    may name its id, as Codex pairs them)"""
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()
     w.task_started("t1")
     w.message("user", "go")
-    w.web_search("completed", "python")
+    searched = w.web_search("completed", "python")
     w.function_call("shell", {"command": ["pwd"]}, "c2")
     w.function_output("c2", "/work")
+    action = {"type": "exec", "command": ["ls"]}
+    shell = {"type": "local_shell_call", "id": "ls_1", "status": "completed", "action": action}
+    w.write("response_item", shell)
+    w.function_output("ls_1", "a.txt")
     w.task_complete("t1")
-    assert open_transcript(Path(w.path)).warnings == []
+    t = open_transcript(Path(w.path))
+    assert t.warnings == []
+    assert [(op.call_id, op.result) for op in t.tool_operations] == [
+        (f"L{searched}", None),
+        ("c2", "/work"),
+        ("ls_1", "a.txt"),
+    ]

@@ -16,8 +16,8 @@ from . import lines
 from .calls import CodexCalls, no_call_id
 from .items import (
     CALL_TYPES,
+    NEEDS_CALL_ID,
     OUTPUT_TYPES,
-    SETTLED_BY_STATUS,
     STICKY_ROLES,
     call_id_from,
     call_key,
@@ -112,7 +112,7 @@ class CodexResponses(CodexCalls):
             part = item.parts[0]
             tool = part.name or "?"
             call_id = part.call_id or item_id
-            if kind not in SETTLED_BY_STATUS and call_id != payload.get("call_id"):
+            if kind in NEEDS_CALL_ID and call_id != payload.get("call_id"):
                 self.warnings.append(no_call_id(kind, payload, call_id, line))
             self._call(kind, call_id, tool, payload.get("status"), index, line, ts, part)
             carried = carried_result(payload)
@@ -134,7 +134,7 @@ class CodexResponses(CodexCalls):
         self, payload: lines.Call, raw: bytes | memoryview, line: int, ts: str | None
     ) -> bool:
         kind = lines.TAG[type(payload)]
-        if not payload.call_id and kind not in SETTLED_BY_STATUS:
+        if not payload.call_id and kind in NEEDS_CALL_ID:
             return False  # (named otherwise, and warned of: the dict path says as written)
         if not payload.call_id and not payload.id:  # named by its line: kept whole
             if type(payload) is not lines.WebSearchCall:
