@@ -307,6 +307,21 @@ def follow_into(
     asyncio.run(run())
 
 
+def notes_kept(app: TailscopeApp, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every notification ``app`` is given from now on, in order, kept: a toast expires (a
+    search's count after 2 s), and one looked for among those showing after a wait under
+    load may be gone already."""
+    kept: list[str] = []
+    notify = app.notify
+
+    def keep(message: str, *args: Any, **kwargs: Any) -> None:
+        kept.append(str(message))
+        notify(message, *args, **kwargs)
+
+    monkeypatch.setattr(app, "notify", keep)
+    return kept
+
+
 def said(app: TailscopeApp, text: str) -> bool:
     """A notification says ``text``."""
     return any(text in str(note.message) for note in app._notifications)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import for_screen, screen_lines, written
+from helpers import for_screen, screen_lines, wait_for, written
 
 from agentgo_helpers import REQUEST, USAGE, model, text
 from session_core import open_transcript
@@ -52,5 +52,7 @@ async def test_the_conversation_shows_it(tmp_path: Path) -> None:
     path = written(tmp_path / "go.jsonl", write_answer)
     async with opened(path) as (app, pilot):
         await pilot.press("3")
-        await pilot.pause(0.1)
-        assert any("assistant  [finish max_tokens]" in line for line in screen_lines(app))
+        await wait_for(
+            pilot,
+            lambda: any("assistant  [finish max_tokens]" in line for line in screen_lines(app)),
+        )

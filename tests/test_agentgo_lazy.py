@@ -280,8 +280,7 @@ async def test_opens_on_the_conversation_at_its_end(tmp_path: Path) -> None:
         conversation = screen.conversation
         assert conversation.has_focus
         assert conversation.cursor == len(conversation.items) - 1 == info["messages"] - 1
-        await pilot.pause(0.1)
-        assert info["marker"] in screen_text(app)
+        await wait_for(pilot, lambda: info["marker"] in screen_text(app))
         assert conversation.is_at_end
 
 

@@ -263,14 +263,13 @@ async def test_the_diff_steps_to_a_compaction_and_shows_what_it_folded(tmp_path:
     """The shared diff had none of v1's diff keys (``n`` / ``p``), and ``enter`` on a
     context event's row, whose line is no item, showed the message before it (a
     v1/agentgo audit): ``n`` lands on the compaction, ``enter`` on what it folded first."""
-    from helpers import said
+    from helpers import said, wait_for
     from model_screen_helpers import opened
 
     path = _story(tmp_path / "c.jsonl", "context_compacted", None, True)
     async with opened(path) as (app, pilot, screen):
         await pilot.press("7", "g", "p")
-        await pilot.pause(0.1)
-        assert said(app, "No compaction or elision before the cursor.")
+        await wait_for(pilot, lambda: said(app, "No compaction or elision before the cursor."))
         await pilot.press("n")
         await pilot.pause(0.1)
         diff = screen.diff

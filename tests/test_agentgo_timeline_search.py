@@ -10,7 +10,15 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import agentgo_screen, for_screen, said, screen_text, wait_for, written
+from helpers import (
+    agentgo_screen,
+    for_screen,
+    notes_kept,
+    said,
+    screen_text,
+    wait_for,
+    written,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,8 +130,11 @@ def test_the_bytes_never_refuse_a_record_that_holds_the_term(
     assert bool(RecordSearch(term).find(records, range(1))) == want
 
 
-async def test_slash_on_the_timeline_searches_itskept_records(session: Path) -> None:
+async def test_slash_on_the_timeline_searches_itskept_records(
+    session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with opened(session) as (app, pilot):
+        told = notes_kept(app, monkeypatch)  # (a count's toast shows 2 s: kept, not looked for)
         screen = agentgo_screen(app)
         panes = screen.panes
         assert isinstance(panes, AgentGoPanes)
@@ -139,18 +150,17 @@ async def test_slash_on_the_timeline_searches_itskept_records(session: Path) -> 
         assert f"/ZeroDivision: 1/{len(want)}" in screen_text(app)
         await pilot.press("n")
         assert timeline.cursor == want[1]
-        await pilot.pause(0.1)
-        assert f"/ZeroDivision: 2/{len(want)}" in screen_text(app)
+        await wait_for(pilot, lambda: f"/ZeroDivision: 2/{len(want)}" in screen_text(app))
         await pilot.press("N")
         assert timeline.cursor == want[0]
         await pilot.press("slash")  # (the timeline's own last search)
         assert screen.query_one("#search").value == "ZeroDivision"  # type: ignore[attr-defined]
         await pilot.press(*["backspace"] * 12, *"nothing like it", "enter")
-        await wait_for(pilot, lambda: said(app, "0 matches for 'nothing like it'"))
+        await wait_for(pilot, lambda: "0 matches for 'nothing like it'" in told)
         assert timeline.cursor == want[0]  # (stays put)
         assert "/nothing like it: none" in screen_text(app)
         await pilot.press("n")
-        assert said(app, "No record matches")
+        await wait_for(pilot, lambda: said(app, "No record matches"))
         assert screen.query_one("#tabs").active == "timeline"  # type: ignore[attr-defined]
 
 
@@ -196,8 +206,9 @@ async def test_records_appended_to_a_followed_session_are_searched_as_they_come(
             assert timeline.cursor == row  # (it followed the end, which is the match)
             assert "/late-word: 1/1" in screen_text(app)
             await pilot.press("g")
-            await pilot.pause(0.1)
-            assert "/late-word: –/1" in screen_text(app)  # (the cursor on no match)
+            await wait_for(
+                pilot, lambda: "/late-word: –/1" in screen_text(app)
+            )  # (the cursor on no match)
             await pilot.press("n")
             assert timeline.cursor == row
 
@@ -213,8 +224,7 @@ async def test_the_header_says_the_search_of_the_tab_shown(session: Path) -> Non
             await pilot.pause(0.1)
             assert "/zzqq" not in screen_text(app), tab
         await pilot.press("2")
-        await pilot.pause(0.1)
-        assert "/zzqq: none" in screen_text(app)
+        await wait_for(pilot, lambda: "/zzqq: none" in screen_text(app))
 
 
 async def test_the_conversation_s_search_is_not_said_on_the_calls(session: Path) -> None:
@@ -234,12 +244,10 @@ async def test_the_search_bar_says_what_it_searches_with_a_term_in_it(session: P
         await pilot.press("5", "slash", *"bash", "enter")
         await wait_for(pilot, lambda: said(app, "matches for 'bash'"))
         await pilot.press("slash")
-        await pilot.pause(0.1)
-        assert "search this tab" in screen_text(app)
+        await wait_for(pilot, lambda: "search this tab" in screen_text(app))
         await pilot.press("escape", "4", "slash")  # the checkpoints: the conversation is
         # searched (no search of their own)
-        await pilot.pause(0.1)
-        assert "search the conversation" in screen_text(app)
+        await wait_for(pilot, lambda: "search the conversation" in screen_text(app))
 
 
 async def test_tab_out_of_the_search_bar_closes_it(session: Path) -> None:

@@ -14,6 +14,7 @@ from helpers import (
     file_loaded,
     fingerprint,
     for_screen,
+    notes_kept,
     said,
     screen_lines,
     screen_text,
@@ -372,8 +373,9 @@ async def test_an_empty_conversation_says_why(session: Path) -> None:
         assert "sent nothing" not in screen_text(app)
         await pilot.press("r", "a")
         screen.conversation.set_filter(frozenset({"system"}), None, ({"user", "system"}, ()))
-        await pilot.pause(0.1)
-        assert "The filter lets none of the 1 item through" in screen_text(app)
+        await wait_for(
+            pilot, lambda: "The filter lets none of the 1 item through" in screen_text(app)
+        )
 
 
 async def test_commands_reach_the_palette(session: Path) -> None:
@@ -393,22 +395,23 @@ async def test_viewer_never_writes(session: Path) -> None:
     assert not os.path.exists(str(session) + ".repair")
 
 
-async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
+async def test_slash_on_the_calls_tab_searches_the_calls(
+    session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``/`` there finds calls by their label (kind, name, id, status), and ``n`` / ``N``
     step through them round the end; on another tab it searches the conversation."""
     async with opened(session) as (app, pilot):
         screen, panes = agentgo_screen(app), own_panes(app)
+        told = notes_kept(app, monkeypatch)  # (a count's toast shows 2 s: kept, not looked for)
         await pilot.press("2", "slash", *"BASH", "enter")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "2 matches for 'BASH'" in told)
         calls = panes.calls
         assert screen.query_one("#tabs").active == "calls"  # type: ignore[attr-defined]
         assert calls.selected is not None and calls.selected[1] == "call-2"
-        assert said(app, "2 matches for 'BASH'")
         assert "/BASH: 1/2" in screen_text(app)  # (its place, in the header: a toast alone)
         await pilot.press("n")
         assert calls.selected is not None and calls.selected[1] == "call-9"
-        await pilot.pause(0.1)
-        assert "/BASH: 2/2" in screen_text(app)
+        await wait_for(pilot, lambda: "/BASH: 2/2" in screen_text(app))
         await pilot.press("n")  # round the end
         assert calls.selected is not None and calls.selected[1] == "call-2"
         await pilot.press("N")
@@ -416,8 +419,7 @@ async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
         await pilot.press("slash")  # (the calls' own last search, not the conversation's)
         assert screen.query_one("#search").value == "BASH"  # type: ignore[attr-defined]
         await pilot.press(*["backspace"] * 4, *"nothing like it", "enter")
-        await pilot.pause(0.1)
-        assert said(app, "0 matches for 'nothing like it'")
+        await wait_for(pilot, lambda: "0 matches for 'nothing like it'" in told)
         assert calls.selected is not None and calls.selected[1] == "call-9"  # (stays put)
         await pilot.press("3", "slash", *"docstring", "enter")  # the conversation's own
         await wait_for(pilot, lambda: screen.conversation.search_term == "docstring")

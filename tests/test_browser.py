@@ -234,8 +234,10 @@ class TestBrowser:
             assert any(line.rstrip().endswith("crashed") for line in lines), lines
             # the title keeps the sort, the root giving way ("sorted by…" at 80 columns)
             await pilot.resize_terminal(80, 30)
-            await pilot.pause(0.2)
-            assert any("sorted by last active" in line for line in screen_lines(app)[:3])
+            await until(
+                pilot,
+                lambda: any("sorted by last active" in line for line in screen_lines(app)[:3]),
+            )
 
     async def test_the_sorted_by_column_stays_on_a_narrow_screen(self, corpus: Path) -> None:
         """At 80 columns ``s`` sorts by size, a column dropped there: it comes back (another

@@ -2,7 +2,8 @@
 be answered by no result, and is no tool operation: that is said, naming its line and the
 id as written (audit E-F9: ``"id": 7`` was in ``tool-calls`` as ``null``, with no
 operation and no warning), by ``check``, a whole read, and a followed read (the viewer's
-warnings), read typed and as dicts alike."""
+warnings), read typed and as dicts alike. So is a ``tool_result`` whose ``tool_use_id`` is
+(it answered nothing, silently), and a server tool's call or result (a web search's)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from helpers import follow_into, run_cli
 
 from session_core.following import FollowUpdate
 from session_core.formats import CLAUDE_CODE, by_name
+from session_core.model import Transcript
 
 _GONE = object()
 
@@ -27,6 +29,25 @@ def _call(call_id: Any) -> dict[str, Any]:
     else:
         block["id"] = call_id
     return block
+
+
+def _warned_everywhere(
+    path: Path, warning: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Transcript:
+    """The file read whole (typed, and as dicts the same), warned of by ``check``, and by
+    a followed read: the whole read's transcript."""
+    whole = both(path, monkeypatch)
+    assert whole.warnings.count(warning) == 1, whole.warnings
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 0 and f"warning: {warning}" in out, out
+    live = by_name(CLAUDE_CODE).live(str(path))
+
+    def apply(update: FollowUpdate) -> None:
+        live.apply(update)
+
+    follow_into(apply, path, 1 << 16, parse=False)
+    assert warning in live.transcript(writer_alive=False).warnings
+    return whole
 
 
 @pytest.mark.parametrize(
@@ -52,15 +73,97 @@ def test_a_call_with_no_id_is_warned_of_by_its_line(
     w.result("t2", "a's text")
     path = w.write(tmp_path / "s.jsonl")
     warning = f"line 3: a tool_use block {said}: no tool operation is made of it"
-    whole = both(path, monkeypatch)
+    whole = _warned_everywhere(path, warning, monkeypatch, capsys)
     assert [op.call_id for op in whole.tool_operations] == ["t2"]
-    assert warning in whole.warnings, whole.warnings
-    code, out, _err = run_cli(capsys, "check", str(path))
-    assert code == 0 and f"warning: {warning}" in out, out
-    live = by_name(CLAUDE_CODE).live(str(path))
 
-    def apply(update: FollowUpdate) -> None:
-        live.apply(update)
 
-    follow_into(apply, path, 1 << 16, parse=False)
-    assert warning in live.transcript(writer_alive=False).warnings
+_IDS = [
+    (7, "has tool_use_id 7, not a non-empty string"),
+    (None, "has tool_use_id null, not a non-empty string"),
+    ("", 'has tool_use_id "", not a non-empty string'),
+    (_GONE, "has no tool_use_id"),
+]
+
+
+def _answer(block: dict[str, Any], call_id: Any) -> dict[str, Any]:
+    if call_id is _GONE:
+        del block["tool_use_id"]
+    else:
+        block["tool_use_id"] = call_id
+    return block
+
+
+@pytest.mark.parametrize(("call_id", "said"), _IDS)
+def test_a_result_with_no_id_is_warned_of_by_its_line_and_answers_nothing(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    call_id: Any,
+    said: str,
+) -> None:
+    """It is shown in its message as written and is no call's result: the call it may
+    have meant stays unanswered (interrupted, its writer gone), the next is answered."""
+    w = CCWriter()
+    w.user("list the files")
+    w.assistant("m1", [tool_use("t1", "Bash", command="ls")])
+    block = {"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"}
+    w.user([_answer(block, call_id)])
+    w.assistant("m2", [tool_use("t2", "Read", file_path="a")])
+    w.result("t2", "a's text")
+    path = w.write(tmp_path / "s.jsonl")
+    warning = f"line 3: a tool_result block {said}: it is no call's result"
+    whole = _warned_everywhere(path, warning, monkeypatch, capsys)
+    ops = {op.call_id: op for op in whole.tool_operations}
+    assert (ops["t1"].state, ops["t1"].result) == ("interrupted", None)
+    assert (ops["t2"].state, ops["t2"].result) == ("completed", "a's text")
+    shown = [p for m in whole.messages for p in m.parts if p.kind == "tool-result"]
+    assert [(p.call_id or None, p.text) for p in shown] == [(None, "a.txt"), ("t2", "a's text")]
+
+
+_SEARCH = {"type": "server_tool_use", "id": "srv1", "name": "web_search", "input": {"q": "x"}}
+_FOUND = {
+    "type": "web_search_tool_result",
+    "tool_use_id": "srv1",
+    "content": [{"type": "web_search_result", "title": "X", "url": "https://x.org"}],
+}
+
+
+@pytest.mark.parametrize(("call_id", "said"), _IDS)
+def test_a_server_tools_result_with_no_id_is_warned_of(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    call_id: Any,
+    said: str,
+) -> None:
+    w = CCWriter(version="2.0.50")
+    w.user("search")
+    w.assistant("m1", [_SEARCH, _answer(dict(_FOUND), call_id), text("found")])
+    path = w.write(tmp_path / "s.jsonl")
+    warning = f"line 3: a web_search_tool_result block {said}: it is no call's result"
+    (op,) = _warned_everywhere(path, warning, monkeypatch, capsys).tool_operations
+    assert (op.call_id, op.result) == ("srv1", None)
+
+
+@pytest.mark.parametrize(("call_id", "said"), _IDS)
+def test_a_server_tools_call_with_no_id_is_warned_of(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    call_id: Any,
+    said: str,
+) -> None:
+    """(It made no operation and was said by nothing: ``server_call`` took a block with
+    no id for no server tool's.)"""
+    search = dict(_SEARCH)
+    if call_id is _GONE:
+        del search["id"]
+    else:
+        search["id"] = call_id
+    w = CCWriter(version="2.0.50")
+    w.user("search")
+    w.assistant("m1", [search, text("found")])
+    path = w.write(tmp_path / "s.jsonl")
+    warning = f"line 2: a server_tool_use block {said.replace('tool_use_id', 'id')}: "
+    warning += "no tool operation is made of it"
+    assert _warned_everywhere(path, warning, monkeypatch, capsys).tool_operations == []

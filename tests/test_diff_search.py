@@ -18,7 +18,7 @@ import pytest
 from claude_code_writer import CCWriter
 from claude_code_writer import text as cc_text
 from codex_writer import RolloutWriter
-from helpers import said, screen_lines, screen_text, wait_for
+from helpers import notes_kept, said, screen_lines, screen_text, wait_for
 from model_screen_helpers import IDLE, opened, until
 from model_toy import toy_registered
 from rich.cells import cell_len
@@ -94,14 +94,14 @@ def test_a_row_is_found_by_what_it_says() -> None:
 
 
 async def test_slash_on_the_diff_searches_its_rows_n_steps_them_x_the_compactions(
-    two_compactions: Path,
+    two_compactions: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with opened(two_compactions) as (app, pilot, screen):
+        told = notes_kept(app, monkeypatch)  # (a count's toast shows 2 s: kept, not looked for)
         diff = await _diff_of(pilot, screen)
         assert "n Next compaction or elision" in _footer(app)  # (not searched yet)
         await pilot.press("slash")
-        await pilot.pause(0.1)
-        assert "search this tab" in screen_text(app)
+        await wait_for(pilot, lambda: "search this tab" in screen_text(app))
         assert not said(app, "no search of its own")
         await pilot.press(*"parser", "enter")
         expected = [i for i, text in enumerate(_rows(diff)) if "parser" in text.lower()]
@@ -126,8 +126,7 @@ async def test_slash_on_the_diff_searches_its_rows_n_steps_them_x_the_compaction
         assert _cursor_row(diff).startswith("◆ compaction at line 8")
         await pilot.press("X")
         assert _cursor_row(diff).startswith("◆ compaction at line 5")
-        await pilot.pause(0.1)
-        assert f"/parser: –/{len(expected)}" in screen_text(app)
+        await wait_for(pilot, lambda: f"/parser: –/{len(expected)}" in screen_text(app))
         # an empty search ends it: n steps through the compactions again
         await pilot.press("slash", "ctrl+u", "enter")
         await pilot.pause(0.1)
@@ -137,10 +136,10 @@ async def test_slash_on_the_diff_searches_its_rows_n_steps_them_x_the_compaction
         assert "n Next compaction or elision" in _footer(app)
         # a term found nowhere: said, and n says so
         await pilot.press("slash", *"zzqq", "enter")
-        await until(pilot, lambda: said(app, "0 matches for 'zzqq'"), "none")
+        await until(pilot, lambda: "0 matches for 'zzqq'" in told, "none")
         assert "/zzqq: none" in screen_text(app)
         await pilot.press("n")
-        assert said(app, "No row matches: / searches the diff.")
+        await until(pilot, lambda: said(app, "No row matches: / searches the diff."), "n's toast")
 
 
 async def test_a_match_is_highlighted_and_hostile_text_stays_inert(
@@ -213,8 +212,10 @@ async def test_a_followed_files_new_diff_is_searched_again(two_compactions: Path
         await until(pilot, lambda: diff.entries is not first, "a new snapshot's diff")
         await until(pilot, lambda: diff.searching is None and len(diff.matches) > before, "more")
         assert diff.matches == [i for i, t in enumerate(_rows(diff)) if "lexer" in t.lower()]
-        await pilot.pause(0.1)
-        assert "/lexer: " in screen_text(app) and f"/{len(diff.matches)}" in screen_text(app)
+        await wait_for(
+            pilot,
+            lambda: "/lexer: " in screen_text(app) and f"/{len(diff.matches)}" in screen_text(app),
+        )
 
 
 async def test_the_help_says_which_keys_step_what(two_compactions: Path) -> None:

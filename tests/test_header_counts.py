@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import SAMPLES, app_loaded, screen_lines
+from helpers import SAMPLES, app_loaded, screen_lines, wait_for
 from rich.text import Text
 from textual.app import App, ComposeResult
 
@@ -51,8 +51,7 @@ async def test_every_count_is_on_screen_at_80_columns(tmp_path: Path, fmt: str) 
         for said in counts:  # (each whole: none cut to "…")
             assert any(f" {said}" in line.replace("·", " ") for line in header), (said, header)
         await pilot.resize_terminal(200, 30)
-        await pilot.pause(0.2)
-        assert screen_lines(app)[2:4] == wide[2:4]  # (back on one line)
+        await wait_for(pilot, lambda: screen_lines(app)[2:4] == wide[2:4])  # (back on one line)
 
 
 def test_the_meta_is_broken_between_facts_after_the_counts() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from codex_writer import message_line
-from helpers import SAMPLES, fingerprint, screen_text
+from helpers import SAMPLES, fingerprint, screen_text, wait_for
 from model_screen_helpers import IDLE, opened, until
 
 from session_core.formats import names
@@ -142,5 +142,4 @@ async def test_the_diff_tab_counts_the_browsers_messages(tmp_path: Path) -> None
     listed = scan_file(path).messages
     async with opened(path) as (app, pilot, _screen):
         await pilot.press("4")
-        await pilot.pause(0.2)
-        assert f"({listed} messages)" in screen_text(app)
+        await wait_for(pilot, lambda: f"({listed} messages)" in screen_text(app))

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import said, screen_text
+from helpers import notes_kept, said, screen_text
 from model_screen_helpers import IDLE, opened, toy, until
 
 __all__ = ["toy"]  # (the fixture, used by name)
@@ -79,16 +79,22 @@ async def test_a_jump_that_finds_nothing_says_so_of_the_cursor(toy: Path) -> Non
         await until(pilot, lambda: said(app, "No compaction after the cursor."), "the toast")
 
 
-async def test_stepping_through_matches_stacks_no_toasts(toy: Path) -> None:
+async def test_stepping_through_matches_stacks_no_toasts(
+    toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """n / N say the matches once while that toast shows (the header counts them)."""
     async with opened(toy) as (app, pilot, screen):
+        # (it shows on through the presses however slow they come, and every toast is
+        # counted, shown or expired: the 2 s one expired under load and none was left)
+        monkeypatch.setattr(type(screen), "MATCHES_TIMEOUT", 600)
+        told = notes_kept(app, monkeypatch)
         view = screen.conversation
         await pilot.press("slash", *"pytest", "enter")
         await until(pilot, lambda: view.matches and not view.searching, "the matches")
+        await until(pilot, lambda: any("for 'pytest'" in note for note in told), "the toast")
         await pilot.press("n", "n", "N", "n")
         await pilot.pause(0.1)
-        toasts = [n for n in app._notifications if "for 'pytest'" in str(n.message)]
-        assert len(toasts) == 1
+        assert len([note for note in told if "for 'pytest'" in note]) == 1, told
 
 
 async def test_search_and_jumps(toy: Path) -> None:
@@ -166,8 +172,8 @@ async def test_slash_on_the_runs_says_the_conversation_is_searched(toy: Path) ->
     tab that searches itself (the tool operations, the diff) or on the conversation."""
     async with opened(toy) as (app, pilot, _screen):
         await pilot.press("3", "slash")
-        await pilot.pause(0.1)
-        assert said(app, "The Runs tab has no search of its own: enter searches the conversation")
+        told = "The Runs tab has no search of its own: enter searches the conversation"
+        await until(pilot, lambda: said(app, told), "the toast")
         app.clear_notifications()
         await pilot.press("escape", "2", "slash", "escape", "4", "slash", "escape", "1", "slash")
         await pilot.pause(0.1)

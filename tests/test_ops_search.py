@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from claude_code_writer import CCWriter, text, tool_use
-from helpers import said, screen_text
+from helpers import notes_kept, said, screen_text, wait_for
 from model_screen_helpers import IDLE, opened, until
 
 from session_core import Message, Session, open_transcript
@@ -63,14 +64,16 @@ def test_a_v1_operation_is_found_by_what_its_settle_line_says(tmp_path: Path) ->
     assert OpSearch("exit 1").find(ops, every) == [0]  # (its result: said once, found once)
 
 
-async def test_slash_on_the_tool_operations_searches_them(tmp_path: Path) -> None:
+async def test_slash_on_the_tool_operations_searches_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with opened(_session(tmp_path)) as (app, pilot, screen):
+        told = notes_kept(app, monkeypatch)  # (a count's toast shows 2 s: kept, not looked for)
         await pilot.press("2")
         table = screen.ops.table
         await until(pilot, lambda: table.row_count == 3, "three operations")
         await pilot.press("slash")
-        await pilot.pause(0.1)
-        assert "search this tab" in screen_text(app)
+        await wait_for(pilot, lambda: "search this tab" in screen_text(app))
         await pilot.press(*"divide", "enter")
         await until(pilot, lambda: said(app, "2 matches for 'divide'"), "the count")
         assert table.matches == [1, 2] and table.cursor_row == 1
@@ -78,8 +81,7 @@ async def test_slash_on_the_tool_operations_searches_them(tmp_path: Path) -> Non
         assert "/divide: 1/2" in screen_text(app)
         await pilot.press("n")
         assert table.cursor_row == 2
-        await pilot.pause(0.1)
-        assert "/divide: 2/2" in screen_text(app)
+        await wait_for(pilot, lambda: "/divide: 2/2" in screen_text(app))
         await pilot.press("n")  # round the end
         assert table.cursor_row == 1
         await pilot.press("1")  # the conversation: its own search said, not the tab's
@@ -88,10 +90,10 @@ async def test_slash_on_the_tool_operations_searches_them(tmp_path: Path) -> Non
         await pilot.press("2", "slash")
         assert screen.query_one("#search").value == "divide"  # type: ignore[attr-defined]
         await pilot.press(*["backspace"] * 6, *"zzqq", "enter")
-        await until(pilot, lambda: said(app, "0 matches for 'zzqq'"), "none")
+        await until(pilot, lambda: "0 matches for 'zzqq'" in told, "none")
         assert "/zzqq: none" in screen_text(app)
         await pilot.press("n")
-        assert said(app, "No operation matches")
+        await until(pilot, lambda: said(app, "No operation matches"), "n's toast")
 
 
 def test_a_call_is_found_by_what_its_row_shows(tmp_path: Path) -> None:

@@ -376,7 +376,8 @@ async def test_e_steps_through_the_operations_that_did_not_complete(crashed: Pat
             "never dispatched",
             "never dispatched",  # (the last: it stays, and says so)
         ]
-        assert said(app, "No operation that did not complete after this one.")
+        last = "No operation that did not complete after this one."
+        await wait_for(pilot, lambda: said(app, last))
         await pilot.press("E")
         assert calls[table.cursor_row] == "call_esc"
 

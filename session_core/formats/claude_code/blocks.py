@@ -89,10 +89,13 @@ SERVER_RESULTS = frozenset({"web_search_tool_result", "web_fetch_tool_result"})
 
 
 def server_call(part: Part) -> bool | None:
-    """Is ``part`` a server tool's call (True), its result (False), or neither (None)?"""
-    if part.kind != "other" or part.call_id is None:
+    """Is ``part`` a server tool's call (True), its result (False), or neither (None)?
+    (Told by its block's type: one with no usable id is still one, and warned of.)"""
+    if part.kind != "other":
         return None
-    return part.server_call
+    if part.server_call:
+        return True
+    return False if part.name in SERVER_RESULTS else None
 
 
 def server_result(content: Any) -> tuple[str, bool]:

@@ -108,6 +108,8 @@ def assistant(
                 _no_call_id(b, message, index, line)
             elif not _written_again(b, call_id, item, copied):
                 _call(b, part, index, line, response, item, side, ts)
+        elif server is False and not part.call_id:
+            _no_result_id(b, message, index, line)
         elif server is False and part.call_id:
             # a server tool's result (web search), in the response that called it: its
             # item is the response's, its line and time this line's
@@ -119,9 +121,29 @@ def assistant(
 
 def _no_call_id(b: ClaudeCodeBuilder, message: Message, index: int, line: int) -> None:
     """A call block (``tool_use``, ``server_tool_use``) whose id is left out or no
-    non-empty string: shown as written, no tool operation made of it, and warned of, the
-    id as written (a line read typed: its block read again, a ``null`` decoded there as
-    an id left out)."""
+    non-empty string: shown as written, no tool operation made of it, and warned of."""
+    _no_id(b, message, index, line, "id", "tool_use", "no tool operation is made of it")
+
+
+def _no_result_id(b: ClaudeCodeBuilder, message: Message, index: int, line: int) -> None:
+    """A result block (``tool_result``, a server tool's) whose ``tool_use_id`` is left out
+    or no non-empty string names no call: shown in its message as written, the result of
+    no tool operation (a call waiting for it stays unanswered), and warned of."""
+    _no_id(b, message, index, line, "tool_use_id", "tool_result", "it is no call's result")
+
+
+def _no_id(
+    b: ClaudeCodeBuilder,
+    message: Message,
+    index: int,
+    line: int,
+    key: str,
+    kind_else: str,
+    made: str,
+) -> None:
+    """The warning for a block at ``index`` whose ``key`` is left out or no non-empty
+    string, the id as written (a line read typed: its block read again, a ``null``
+    decoded there as an id left out)."""
     content = message.content
     block: Any = content[index] if isinstance(content, list) else None
     if not isinstance(block, dict):
@@ -130,10 +152,9 @@ def _no_call_id(b: ClaudeCodeBuilder, message: Message, index: int, line: int) -
         except (ValueError, LookupError, TypeError):
             block = {}
     kind = block.get("type") if isinstance(block, dict) else None
-    said = field_said(block, "id", "a non-empty string") if isinstance(block, dict) else "no id"
+    said = field_said(block, key, "a non-empty string") if isinstance(block, dict) else f"no {key}"
     b.warnings.append(
-        f"line {line}: a {kind if isinstance(kind, str) else 'tool_use'} block has {said}: "
-        "no tool operation is made of it"
+        f"line {line}: a {kind if isinstance(kind, str) else kind_else} block has {said}: {made}"
     )
 
 
@@ -253,7 +274,9 @@ def user(
     said = NOTHING_SAID
     alone = blocks.answers_alone(parts)
     for index, part in enumerate(parts):
-        if part.kind == "tool-result" and part.call_id:
+        if part.kind == "tool-result" and not part.call_id:
+            _no_result_id(b, message, index, line)
+        elif part.kind == "tool-result":
             if alone:
                 said = result_facts(result)
                 if keep:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
+from ...indexing import field_said
 from ...parts import Part
 from ...times import seconds_between
 from ...tool_ops import LazyToolOp, classify_op
@@ -181,4 +182,14 @@ def orphan_output(line: int, call_id: object) -> str:
     )
 
 
-__all__ = ["CodexCalls", "orphan_output"]
+def no_call_id(kind: str, payload: dict[str, Any], named: str, line: int) -> str:
+    """The warning for a call whose ``call_id`` (what its output names) is left out or no
+    non-empty string, in Claude Code's words for a block with no usable id: its operation
+    is named by its item's ``id``, else its line (``named``)."""
+    said = field_said(payload, "call_id", "a non-empty string")
+    by = "line" if named == f"L{line}" else "id"
+    name = reprlib.repr(named)  # (inert, cut short)
+    return f"line {line}: a {kind} has {said}: its operation is named {name} (by its {by})"
+
+
+__all__ = ["CodexCalls", "no_call_id", "orphan_output"]

@@ -39,6 +39,9 @@ OUTPUT_TYPES = (
 )
 # Calls that say how they ended themselves (by their ``status``): no output answers them.
 SETTLED_BY_STATUS = ("web_search_call", "image_generation_call")
+# Calls an output answers by their ``call_id`` alone (upstream requires it: a
+# ``local_shell_call``'s may be its ``id``, as Codex pairs it): one without is warned of.
+NEEDS_CALL_ID = ("function_call", "custom_tool_call")
 # Response items Codex never sends to the model (kept in the raw view only).
 NOT_SENT = ("ghost_snapshot",)
 # The encrypted compaction item (``compaction_summary``: its older name, which upstream
@@ -372,6 +375,7 @@ def field(item: dict[str, Any], snake: str) -> Any:
 __all__ = [
     "CALL_TYPES",
     "COMPACTION_TYPES",
+    "NEEDS_CALL_ID",
     "NOT_SENT",
     "OUTPUT_TYPES",
     "SENT",

@@ -13,9 +13,10 @@ from ...item_heights import folded_height
 from ...parts import Part
 from ...text import str_or_none
 from . import lines
-from .calls import CodexCalls
+from .calls import CodexCalls, no_call_id
 from .items import (
     CALL_TYPES,
+    NEEDS_CALL_ID,
     OUTPUT_TYPES,
     STICKY_ROLES,
     call_id_from,
@@ -114,6 +115,8 @@ class CodexResponses(CodexCalls):
             part = item.parts[0]
             tool = part.name or "?"
             call_id = part.call_id or item_id
+            if kind in NEEDS_CALL_ID and call_id != payload.get("call_id"):
+                self.warnings.append(no_call_id(kind, payload, call_id, line))
             self._call(kind, call_id, tool, payload.get("status"), index, line, ts, part)
             carried = carried_result(payload)
             if carried is not None:
@@ -134,6 +137,8 @@ class CodexResponses(CodexCalls):
         self, payload: lines.Call, raw: bytes | memoryview, line: int, ts: str | None
     ) -> bool:
         kind = lines.TAG[type(payload)]
+        if not payload.call_id and kind in NEEDS_CALL_ID:
+            return False  # (named otherwise, and warned of: the dict path says as written)
         if not payload.call_id and not payload.id:  # named by its line: kept whole
             if type(payload) is not lines.WebSearchCall:
                 return False  # its arguments are not decoded: the dict path reads it
