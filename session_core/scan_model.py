@@ -71,6 +71,13 @@ def summarise_model(
     summary.tokens = None if tokens is None else round(tokens * usage_scale)
     summary.cost = None if usage.cost is None else usage.cost * usage_scale
     summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
+    # (as the header says it: its subagents', where it has any, none made or unknown too)
+    summary.no_response = (
+        transcript.made_no_response()
+        and not summary.estimated
+        and (usage is transcript.usage or usage.unrequested)
+        and transcript.subagents_left_out() is None
+    )
     summary.parent = transcript.parent
     # (runs whose loop ended in an error: the Runs tab's *failed*, as ``check`` counts them)
     summary.failed_runs = sum(run.state == "failed" for run in transcript.runs)

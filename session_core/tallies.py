@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import threading
+from dataclasses import replace
 from typing import IO, Any
 
 from .block_lines import whole_line_runs
@@ -198,6 +199,7 @@ class AgentGoTally:
         self.last_time: str | None = None
         self.open_runs: dict[str, None] = {}  # insertion-ordered set
         self.open_calls: set[tuple[str, str, Any]] = set()
+        self.open_model_calls: set[tuple[str, str, Any]] = set()  # (of them, the model's)
         self.title: str | None = None  # the first user message's text (a row's title)
         self.last_run: str | None = None  # the run of the last record with one
         self.failed_runs: set[str] = set()  # those whose agent_end carries an error
@@ -252,10 +254,20 @@ class AgentGoTally:
                 self.asks.execution(key, str(kind), seq, data, model)
             if kind in ("model_exec_end", "tool_exec_end"):
                 self.open_calls.discard(key)
+                self.open_model_calls.discard(key)
             elif kind in ("model_request", "tool_exec_start", "tool_invoke_start"):
                 # (a ``retry`` opens nothing: it follows an attempt's end, and the next
                 # attempt opens with its own request)
                 self.open_calls.add(key)
+                if kind == "model_request":
+                    self.open_model_calls.add(key)
+
+    def usage_so_far(self) -> Usage:
+        """Its usage, a model call not ended (no ``model_exec_end`` yet) counted a response
+        that reported none, as the neutral model counts it (``FedCallUsage.tally``)."""
+        if not self.open_model_calls:
+            return self.usage
+        return replace(self.usage, turns=self.usage.turns + len(self.open_model_calls))
 
     def gaps(self) -> str | None:
         why = []
