@@ -234,12 +234,12 @@ def _size_cell(summary: FileSummary) -> Text:
 def duration_cell(summary: FileSummary) -> Text:
     """How long a run ran, from its first line's time to its last's, at most 7
     characters (``duration_text``; from 100 hours on, days: ``4d04h``, ``1.2kd``);
-    "unknown" where a time is missing, never 0."""
-    if not summary.counts_known:  # (as the counts: nothing was read as a transcript)
-        return Text("—", justify="right", style="dim")
+    "unknown" where a time is missing, never 0. A damaged file's where both its times
+    were read (a Claude Code or Codex file's: every line is read past the damage)."""
     seconds = _duration(summary)
     if seconds is None or not math.isfinite(seconds):
-        return UNKNOWN
+        # (a damaged file's read stopped short of its last time: as its counts, none)
+        return UNKNOWN if summary.counts_known else Text("—", justify="right", style="dim")
     if seconds < 100 * 3600:
         return Text(duration_text(seconds), justify="right")
     days, hours = divmod(round(seconds / 3600), 24)
@@ -248,7 +248,8 @@ def duration_cell(summary: FileSummary) -> Text:
 
 
 def _duration(summary: FileSummary) -> float | None:
-    return summary.duration if summary.counts_known else None
+    """Its times' span where it was read as a transcript (damaged too), else None."""
+    return summary.duration if summary.format is not None else None
 
 
 def session_cell(summary: FileSummary, width: int, mark: str = "") -> Text:
