@@ -10,6 +10,7 @@ import orjson
 
 from .agentgo.reader import StrictReader, parse_record
 from .errors import TranscriptError
+from .open_work import open_work_said
 from .reader import is_blank
 from .scan import FileRead, FileSummary, scale_usage, usage_marks
 from .scan_title import prompt_past_head
@@ -118,11 +119,8 @@ def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
     summary.unstarted = at_work = tally.unstarted()
     gone = tally.unstarted(writer_gone=True)
     summary.unstarted_by_writer = (at_work, gone) if at_work and gone and gone != at_work else None
-    gaps = tally.gaps()
-    why = [gaps] if gaps else []
-    if summary.crash_tail:
-        why.append("an unfinished last line")
-    summary.reason = "; ".join(w for w in why if w) or None
+    torn = ["an unfinished last line"] if summary.crash_tail else []
+    summary.reason = open_work_said(tally.open_work(), torn)
 
 
 __all__ = ["AgentGoRow", "agentgo_summary"]

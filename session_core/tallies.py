@@ -19,6 +19,7 @@ from .formats.agentgo.asked import AskTally, ids_asked
 from .indexing import LAZY, IndexError_
 from .item_ends import LAST_LOOK
 from .message_usage import counts_as_turn, exec_end_usage, v1_usage
+from .open_work import OpenWork
 from .reader import check_envelope, loads_line
 from .replay import payload_of
 from .text import count
@@ -269,15 +270,14 @@ class AgentGoTally:
             return self.usage
         return replace(self.usage, turns=self.usage.turns + len(self.open_model_calls))
 
-    def gaps(self) -> str | None:
-        why = []
-        if self.open_runs:
-            runs = len(self.open_runs)
-            why.append(f"{runs} run{'s' if runs != 1 else ''} without run_close")
-        if self.open_calls:
-            calls = len(self.open_calls)
-            why.append(f"{calls} call{'s' if calls != 1 else ''} without a terminal event")
-        return "; ".join(why) or None
+    def open_work(self) -> OpenWork:
+        """Its runs without ``run_close`` and calls without their terminal event, in the
+        words every surface says what was in flight by (cut off: the row's status says
+        whether its writer may be at work, ``so far``)."""
+        model = len(self.open_model_calls)
+        return OpenWork(
+            calls=len(self.open_calls) - model, model_calls=model, runs=len(self.open_runs)
+        )
 
     def unstarted(self, writer_gone: bool = False) -> str | None:
         """The calls asked for that no execution is of, in ``check``'s words (the last

@@ -33,6 +33,7 @@ from session_core.line_warnings import (
     unfinished_line,
 )
 from session_core.model import Transcript
+from session_core.open_work import in_flight_said
 
 from ..formats import PaneSet, panes_missing
 from ..widgets.items_view import ItemsView
@@ -373,6 +374,11 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             mode=view.mode,
             extra=extra,
             note=self.panes.status() if self.panes is not None else (),
+            in_flight=(
+                self.panes.in_flight(self.transcript)
+                if self.panes is not None
+                else in_flight_said(self.transcript)
+            ),
             partial=self._previewing,
         )
         self.show_banner(self._problem(), self._held_alone())

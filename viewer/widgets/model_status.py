@@ -212,6 +212,7 @@ class ModelStatus(Static):
         mode: str,
         extra: str = "",
         note: Sequence[str] = (),
+        in_flight: str | None = None,
         partial: bool = False,
     ) -> None:
         """``note``: what a format's own panes say (a fourth line). ``partial``: the
@@ -270,6 +271,8 @@ class ModelStatus(Static):
             runs.append(f"{failed_runs:,} failed", "bold red")
             runs.append(")")
         said.append(runs)
+        if in_flight and not partial:  # (what its writer left in flight: ``check``'s words)
+            said.append(Text.assemble("in flight: ", (in_flight, "bold yellow")))
         said.extend(Text(words) for words in overlays)
         facts = [
             f"{key}={one_line(str(value), 50)}"
