@@ -37,6 +37,7 @@ from .formats.agentgo.raw_rows import failure_item
 from .json_out import readable_json
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
+from .open_work import IN_FLIGHT, agentgo_open_work, open_work_said
 from .text import Name, finish_mark
 from .titles import agentgo_prompt, first_of
 from .tool_ops import ask_in_run, state_label, state_tone
@@ -268,6 +269,9 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         ),
         ("usage", _usage_fact(tally)),
     ]
+    in_flight = open_work_said(agentgo_open_work(agv))
+    if in_flight is not None:  # (what its writer left in flight: ``check``'s words)
+        facts.insert(-1, (IN_FLIGHT, in_flight))
     # (its records name no title: its first prompt, as the browser's row says it)
     prompt = first_of(agentgo_prompt(m.message) for m in agv.messages)
     title = document_title({}, "agentgo-v1", prompt, _s(agv.session_id) or path)

@@ -40,6 +40,7 @@ from .exportdoc import (
 from .json_out import readable_json
 from .model import Compaction, Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
 from .op_running import took_said
+from .open_work import IN_FLIGHT, open_work, open_work_said
 from .patch_args import as_patch
 from .text import Name, count, duration_text
 from .titles import model_first_prompt
@@ -103,6 +104,9 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     last = transcript.last_time()
     if last is not None:  # (when the file was last written to, as its lines say)
         facts.append(("last line's time", last))
+    in_flight = open_work_said(open_work(transcript))
+    if in_flight is not None:  # (what its writer left in flight: ``check``'s words)
+        facts.append((IN_FLIGHT, in_flight))
     facts.append(("usage", transcript.usage.describe(transcript.made_no_response())))
     if transcript.resumed is not None:  # (its usage holds the copied history: the header's words)
         facts.append(("resumed", transcript.resumed.said(as_own=True)))

@@ -37,7 +37,7 @@ from .tool_ops import (
     packed_tools,
     unsettled_ops,
 )
-from .usage_totals import Usage
+from .usage_totals import Usage, made_none
 
 # -- conversation --------------------------------------------------------------------
 
@@ -423,11 +423,8 @@ class Transcript:
         """No model response could have reported (``usage_totals.NO_RESPONSE``): its
         format counts every one (``responses_counted``), none is counted, and no turn says
         the model answered (a Codex one with no report)."""
-        return (
-            self.responses_counted
-            and self.usage.unrequested
-            and not any(run.answered for run in self.runs)
-        )
+        answered = any(run.answered for run in self.runs)
+        return self.responses_counted and made_none(self.usage, answered)
 
     def last_time(self, look: int = LAST_LOOK) -> str | None:
         """The timestamp (as written) of the file's last line that has one, among the last

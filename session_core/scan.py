@@ -76,6 +76,7 @@ from .times import epoch, seconds_between
 from .tool_ops import OpState
 from .usage import Usage
 from .usage_totals import Usage as NeutralUsage
+from .usage_totals import made_none
 from .writers import LockTable, seen_gone
 
 Status = Literal["live", "finished", "crashed", "damaged", "unreadable", "not-a-transcript"]
@@ -136,6 +137,9 @@ class FileSummary:
     tool_calls: int | None = None
     tokens: int | None = None
     cost: float | None = None
+    # no model response was made (``usage_totals.made_none``: the header's "none (no model
+    # response)"), so ``tokens`` and ``cost`` are None for none, not unknown
+    no_response: bool = False
     estimated: bool = False  # counts extrapolated from a tail window (a big file)
     # a windowed read's last line, longer than it looks back for (``LAST_LINE_MAX``), not
     # read: "ended" (a newline ends it) or "cut" (none does: a crash tail)
@@ -276,7 +280,7 @@ def settle_status(
     unread = summary.last_line_unread
     if unread is not None:  # (nothing of the end was read: its counts are unknown)
         summary.messages = summary.tool_calls = summary.tokens = None
-        summary.cost = None
+        summary.cost, summary.no_response = None, False
         # Crashed only where the last line is cut: what the lines before it left open
         # (or settled) was not read, and a whole last line is no crash.
         summary.crash_tail = unread == "cut"
@@ -380,11 +384,13 @@ def _head_records(head: bytes) -> Iterator[Any]:
             yield head_record(raw)
 
 
-def lower_bounds(summary: FileSummary, usage: Usage) -> None:
-    """Whether a tally's totals leave responses out (a ``≥`` in the row), as the neutral
-    model says it of every format (``usage_totals.Usage``)."""
+def usage_marks(summary: FileSummary, usage: Usage) -> None:
+    """Whether a tally's totals leave responses out (a ``≥`` in the row), or no response
+    was made (``no_response``: a whole read's alone), as the neutral model says it of
+    every format (``usage_totals.Usage``, ``made_none``)."""
     said = NeutralUsage.of_totals(usage)
     summary.tokens_partial, summary.cost_partial = said.tokens_partial, said.cost_partial
+    summary.no_response = made_none(said) and not summary.estimated
 
 
 def _v1_end(summary: FileSummary, fmt: Format, now: float | None) -> OpState | None:
@@ -426,7 +432,7 @@ def _work_goes_on(summary: FileSummary, fmt: Format, now: float | None) -> bool:
 def scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:
     summary.tokens = None if usage.total is None else round(usage.total * scale)
     summary.cost = None if usage.cost is None else usage.cost * scale
-    lower_bounds(summary, usage)
+    usage_marks(summary, usage)
 
 
 # -- directories -----------------------------------------------------------------------

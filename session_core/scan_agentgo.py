@@ -10,8 +10,9 @@ import orjson
 
 from .agentgo.reader import StrictReader, parse_record
 from .errors import TranscriptError
+from .open_work import open_work_said
 from .reader import is_blank
-from .scan import FileRead, FileSummary, lower_bounds, scale_usage
+from .scan import FileRead, FileSummary, scale_usage, usage_marks
 from .scan_title import prompt_past_head
 from .scan_window import feed_window, lines_of, tail_window
 from .tallies import AgentGoTally, text_or_none
@@ -62,7 +63,7 @@ def agentgo_summary(read: FileRead) -> None:
     summary.started = started
     summary.messages = round(tally.messages * scale)
     summary.tool_calls = round(tally.calls * scale)
-    scale_usage(summary, tally.usage, scale)
+    scale_usage(summary, tally.usage_so_far(), scale)
 
 
 def _prompt_of(record: dict[str, Any]) -> str | None:
@@ -109,19 +110,17 @@ def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
     summary.model, summary.title = tally.model, tally.title
     summary.started, summary.last_ts = summary.started or tally.first_time, tally.last_time
     summary.messages, summary.tool_calls = tally.messages, tally.calls
-    summary.tokens, summary.cost = tally.usage.total, tally.usage.cost
-    lower_bounds(summary, tally.usage)
+    usage = tally.usage_so_far()
+    summary.tokens, summary.cost = usage.total, usage.cost
+    usage_marks(summary, usage)
     summary.pending = len(tally.open_runs) + len(tally.open_calls)
     summary.failed_runs = len(tally.failed_runs)
     # (said as of the row's status, by its writer: ``scan.settle_status``)
     summary.unstarted = at_work = tally.unstarted()
     gone = tally.unstarted(writer_gone=True)
     summary.unstarted_by_writer = (at_work, gone) if at_work and gone and gone != at_work else None
-    gaps = tally.gaps()
-    why = [gaps] if gaps else []
-    if summary.crash_tail:
-        why.append("an unfinished last line")
-    summary.reason = "; ".join(w for w in why if w) or None
+    torn = ["an unfinished last line"] if summary.crash_tail else []
+    summary.reason = open_work_said(tally.open_work(), torn)
 
 
 __all__ = ["AgentGoRow", "agentgo_summary"]

@@ -9,8 +9,8 @@ from typing import IO, TYPE_CHECKING
 from .column_items import messages_written, stamps_at_ends
 from .errors import TranscriptError
 from .line_warnings import first_damage, torn_last_line
-from .model import Transcript, unsettled_ops
-from .text import count
+from .model import Transcript
+from .open_work import open_work, open_work_said
 from .titles import model_first_prompt, session_title
 from .usage_totals import Usage
 from .vocabulary import meta_fact
@@ -71,6 +71,13 @@ def summarise_model(
     summary.tokens = None if tokens is None else round(tokens * usage_scale)
     summary.cost = None if usage.cost is None else usage.cost * usage_scale
     summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
+    # (as the header says it: its subagents', where it has any, none made or unknown too)
+    summary.no_response = (
+        transcript.made_no_response()
+        and not summary.estimated
+        and (usage is transcript.usage or usage.unrequested)
+        and transcript.subagents_left_out() is None
+    )
     summary.parent = transcript.parent
     # (runs whose loop ended in an error: the Runs tab's *failed*, as ``check`` counts them)
     summary.failed_runs = sum(run.state == "failed" for run in transcript.runs)
@@ -136,42 +143,15 @@ def _resumed(summary: FileSummary, transcript: Transcript) -> None:
 
 
 def left_open(transcript: Transcript, head: int = 0) -> LeftOpen:
-    """What a model's writer left open, past a windowed read's ``head`` lines: calls
-    without a result in a run the user did not stop (one whose result says it was
-    interrupted, Esc during a call, or in an aborted turn, was stopped, not cut off),
-    turns not finished, an unfinished last line; and whether any of it is running."""
+    """What a model's writer left open, past a windowed read's ``head`` lines, in the
+    one wording every surface says it in (``open_work``), and an unfinished last line;
+    and whether any of it is running."""
     from .scan import LeftOpen
 
-    last_run = transcript.runs[-1] if transcript.runs else None
-    aborted = {r.id for r in transcript.runs if r.state == "aborted"}
-    unfinished = [
-        op
-        for op in unsettled_ops(transcript.tool_operations)
-        if op.state in ("running", "interrupted")
-        and op.result_line is None
-        and op.run_id not in aborted
-        and (op.line or 0) > head
-    ]
-    why = []
-    if unfinished:
-        why.append(
-            f"{len(unfinished)} tool call{'s' if len(unfinished) != 1 else ''} without a result"
-        )
-    open_runs = [
-        r
-        for r in transcript.runs
-        if r.state in ("running", "interrupted")
-        and not r.copied  # (a fork's parent's: the parent's row says it)
-        and ((r.line or 0) > head or r is last_run)
-    ]
-    if open_runs:
-        why.append(f"{count(len(open_runs), 'turn')} not finished")
-    if torn_last_line(transcript.warnings, transcript.lines):
-        why.append("an unfinished last line")
-    running = any(op.state == "running" for op in unfinished) or any(
-        r.state == "running" for r in open_runs
-    )
-    return LeftOpen(len(unfinished), "; ".join(why) or None, running)
+    work = open_work(transcript, head)
+    torn = torn_last_line(transcript.warnings, transcript.lines)
+    why = open_work_said(work, ["an unfinished last line"] if torn else [])
+    return LeftOpen(work.calls + work.calls_running, why, work.running)
 
 
 def _refuse_damage(transcript: Transcript, head: int) -> None:

@@ -13,7 +13,7 @@ from .item_ends import LAST_LOOK, last_stamp
 from .message_usage import counts_as_turn, v1_usage
 from .reader import line_is_whole, loads_line, replay_file
 from .replay import ReplayState, payload_of
-from .scan import FileRead, FileSummary, LeftOpen, lower_bounds, scale_usage
+from .scan import FileRead, FileSummary, LeftOpen, scale_usage, usage_marks
 from .scan_title import prompt_past_head
 from .scan_window import feed_window, tail_window
 from .tallies import V1Window, open_before, text_or_none
@@ -76,7 +76,7 @@ def v1_replayed(summary: FileSummary, state: ReplayState) -> None:
     summary.messages, summary.tool_calls = state.message_count, calls
     summary.title = summary.title or v1_first_prompt(state)
     summary.tokens, summary.cost = usage.total, usage.cost
-    lower_bounds(summary, usage)
+    usage_marks(summary, usage)
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
     summary.crash_tail = any("crash tail" in w for w in state.warnings)
     _v1_left_open(summary, state, cut_off(state))

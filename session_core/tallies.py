@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import threading
+from dataclasses import replace
 from typing import IO, Any
 
 from .block_lines import whole_line_runs
@@ -18,6 +19,7 @@ from .formats.agentgo.asked import AskTally, ids_asked
 from .indexing import LAZY, IndexError_
 from .item_ends import LAST_LOOK
 from .message_usage import counts_as_turn, exec_end_usage, v1_usage
+from .open_work import OpenWork
 from .reader import check_envelope, loads_line
 from .replay import payload_of
 from .text import count
@@ -198,6 +200,7 @@ class AgentGoTally:
         self.last_time: str | None = None
         self.open_runs: dict[str, None] = {}  # insertion-ordered set
         self.open_calls: set[tuple[str, str, Any]] = set()
+        self.open_model_calls: set[tuple[str, str, Any]] = set()  # (of them, the model's)
         self.title: str | None = None  # the first user message's text (a row's title)
         self.last_run: str | None = None  # the run of the last record with one
         self.failed_runs: set[str] = set()  # those whose agent_end carries an error
@@ -252,20 +255,29 @@ class AgentGoTally:
                 self.asks.execution(key, str(kind), seq, data, model)
             if kind in ("model_exec_end", "tool_exec_end"):
                 self.open_calls.discard(key)
+                self.open_model_calls.discard(key)
             elif kind in ("model_request", "tool_exec_start", "tool_invoke_start"):
                 # (a ``retry`` opens nothing: it follows an attempt's end, and the next
                 # attempt opens with its own request)
                 self.open_calls.add(key)
+                if kind == "model_request":
+                    self.open_model_calls.add(key)
 
-    def gaps(self) -> str | None:
-        why = []
-        if self.open_runs:
-            runs = len(self.open_runs)
-            why.append(f"{runs} run{'s' if runs != 1 else ''} without run_close")
-        if self.open_calls:
-            calls = len(self.open_calls)
-            why.append(f"{calls} call{'s' if calls != 1 else ''} without a terminal event")
-        return "; ".join(why) or None
+    def usage_so_far(self) -> Usage:
+        """Its usage, a model call not ended (no ``model_exec_end`` yet) counted a response
+        that reported none, as the neutral model counts it (``FedCallUsage.tally``)."""
+        if not self.open_model_calls:
+            return self.usage
+        return replace(self.usage, turns=self.usage.turns + len(self.open_model_calls))
+
+    def open_work(self) -> OpenWork:
+        """Its runs without ``run_close`` and calls without their terminal event, in the
+        words every surface says what was in flight by (cut off: the row's status says
+        whether its writer may be at work, ``so far``)."""
+        model = len(self.open_model_calls)
+        return OpenWork(
+            calls=len(self.open_calls) - model, model_calls=model, runs=len(self.open_runs)
+        )
 
     def unstarted(self, writer_gone: bool = False) -> str | None:
         """The calls asked for that no execution is of, in ``check``'s words (the last

@@ -19,6 +19,15 @@ if TYPE_CHECKING:
 # where its caller knows none was made (``none_made``: no response counted, and none of
 # its turns says the model answered, ``Transcript.made_no_response``).
 NO_RESPONSE = "none (no model response)"
+# ...in a column of a few cells (the browser's row): the same word, its why said beside
+NO_RESPONSE_SHORT = "none"
+
+
+def made_none(usage: Usage, answered: bool = False) -> bool:
+    """The rule ``NO_RESPONSE`` is said by, of a total whose format counts every model
+    output a response (``Transcript.responses_counted``): none counted, none reported,
+    and (``answered``) no turn says the model answered (a Codex one with no report)."""
+    return usage.unrequested and not answered
 
 
 @dataclass(slots=True)
@@ -239,4 +248,4 @@ def _plus(a: int | None, b: int | None) -> int | None:
     return b + (a or 0)
 
 
-__all__ = ["Usage"]
+__all__ = ["NO_RESPONSE", "NO_RESPONSE_SHORT", "Usage", "made_none"]

@@ -24,7 +24,7 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "v1-crash-tail.jsonl": ("crashed", "crash tail"),
     "v1-damaged.jsonl": ("damaged", "line 4"),
     "agentgo/go-finished.jsonl": ("finished", None),
-    "agentgo/go-crashed.jsonl": ("crashed", "without run_close"),
+    "agentgo/go-crashed.jsonl": ("crashed", "1 run not finished"),
     "agentgo/go-damaged.jsonl": ("damaged", "contiguous"),
     "notes.jsonl": ("not-a-transcript", "neither a session-meta"),
     "nested/deeper/v1-nested.jsonl": ("finished", None),

@@ -113,9 +113,9 @@ def test_a_live_row_says_not_dispatched_yet_as_check_does(tmp_path: Path) -> Non
     assert row.unstarted == "2 calls never dispatched" in by_name("agentgo-v1").check(path)
 
 
-def test_a_failed_run_left_open_is_failed_and_interrupted(tmp_path: Path) -> None:
+def test_a_failed_run_left_open_is_failed_and_not_finished(tmp_path: Path) -> None:
     path = _left_open(tmp_path / "failed.jsonl", error=True)
     note = by_name("agentgo-v1").check(path)
-    assert "1 run interrupted, 1 run failed" in note, note
+    assert "1 run not finished" in note and "1 run failed" in note, note
     shown = detail(scan_file(path), str(path)).plain
-    assert "without run_close" in shown and "1 run failed" in shown, shown
+    assert "1 run not finished" in shown and "1 run failed" in shown, shown

@@ -43,14 +43,17 @@ def test_a_call_never_started_is_an_operation(tmp_path: Path) -> None:
     ops, rows, said, check = _states(path)  # (its writer at work: the lock held)
     assert ops == rows == [("c1", "running"), ("c2", "not-dispatched-yet")]
     assert said.endswith("not dispatched yet")
-    assert "1 call running, 1 call not dispatched yet, " in check and "never" not in check
+    said_running = "1 tool call running, 1 run running, 1 call not dispatched yet, "
+    assert said_running in check and "never" not in check
     (op,) = [op for op in open_transcript(path).tool_operations if op.call_id == "c2"]
     assert (op.tool, op.arguments, op.message_id) == ("read", {"n": 2}, "seq-3")
     session.close()  # (the run never ended: cut off)
     ops, rows, said, check = _states(path)
     assert ops == rows == [("c1", "interrupted"), ("c2", "never-dispatched")]
     assert said.endswith("never dispatched")
-    assert "1 call interrupted, 1 call never dispatched, " in check and "yet" not in check
+    # (its run closed by ``close``: the call alone cut off)
+    said_gone = "1 tool call without a result, 1 call never dispatched, "
+    assert said_gone in check and "yet" not in check
 
 
 def test_check_counts_an_id_asked_again_as_the_operations_do(tmp_path: Path) -> None:

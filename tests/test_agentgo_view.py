@@ -332,8 +332,10 @@ class TestCommands:
         out = succeeds_untouched(capsys, "check", old)
         said = "ok (agentgo-v1, 2 messages committed, 3 tool operations, 3 gaps"
         assert out.startswith(f"{old}: {said}")
-        # its writer gone (no lock): the calls it left open are interrupted, as replay says
-        assert "(runs or calls without their terminal event), 2 calls interrupted" in out
+        # its writer gone (no lock): what it left in flight was cut off, every surface's
+        # words (``open_work``): its 2 gap calls, a tool's and a model's, and their run
+        in_flight = "1 tool call without a result, 1 model call without a response"
+        assert f"(runs or calls without their terminal event), {in_flight}, 1 run not" in out
         replayed = orjson.loads(succeeds_untouched(capsys, "replay", old))
         assert sum(c["status"] == "gap" for c in replayed["calls"]) == 2
         bad = tmp_path / "bad.jsonl"
@@ -468,7 +470,8 @@ def test_a_live_sessions_call_in_flight_is_no_gap(tmp_path: Path) -> None:
             "tool_exec_start", {"tool": "x", "tool_call_id": "c1", "args": {}}, execution=tool
         )
         said = (
-            "agentgo-v1, 1 message committed, 1 tool operation, 1 call running, "
+            "agentgo-v1, 1 message committed, 1 tool operation, 1 tool call running, "
+            "1 run running, "
             "usage none (no model response)"  # (no model call: nothing could report)
         )
         assert fmt.check(path) == said

@@ -82,7 +82,7 @@ class TestScan:
         # no model_exec_end said anything: unknown, never 0
         crashed = found["agentgo/go-crashed.jsonl"]
         assert crashed.tokens is None and crashed.cost is None
-        assert crashed.reason == "1 run without run_close; 1 call without a terminal event"
+        assert crashed.reason == "1 model call without a response; 1 run not finished"
         # a damaged file still shows who wrote it
         damaged = found["v1-damaged.jsonl"]
         assert damaged.agent == "mangled" and damaged.messages is None
@@ -473,7 +473,7 @@ class TestBrowser:
                 # (its message asks for a call its loop ended without: ``check``'s words)
                 "agentgo/go-finished.jsonl": "finished: every run ended · 1 call never dispatched",
                 "agentgo/go-crashed.jsonl": (
-                    "crashed: 1 run without run_close; 1 call without a terminal event"
+                    "crashed: 1 model call without a response; 1 run not finished"
                 ),
                 "v1-crashed-pending.jsonl": "crashed: 1 tool operation pending",
                 "v1-crash-tail.jsonl": "crashed: a crash tail (malformed last line 9)",

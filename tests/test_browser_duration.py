@@ -97,8 +97,36 @@ def test_a_duration_not_known_is_unknown_never_0() -> None:
     assert shown(row(None, T0)) == "unknown"
     assert shown(row(T0, "2025-12-31T23:59:00Z")) == "unknown"  # (clocks that disagree)
     assert shown(row(T0, T0)) == "0s"  # (one line: it ran no time, which is known)
-    not_read = row(T0, "2026-01-01T00:01:00Z", status="damaged")
-    assert shown(not_read) == "—"  # (as its counts: nothing counted)
+    damaged = row(T0, "2026-01-01T00:01:00Z", status="damaged")
+    assert shown(damaged) == "1m00s"  # (both its times known: its counts are not)
+    assert shown(row(T0, None, status="damaged")) == "—"  # (as its counts: not read)
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILT_IN))
+def test_a_damaged_row_s_duration_where_both_its_times_were_read(fmt: str, tmp_path: Path) -> None:
+    """A damaged Claude Code or Codex file's row has read its first and last times (the
+    whole file is read past the damage): its duration is the undamaged file's, sorted
+    among the others, not ``—`` (session 41's audit); a v1 or agentgo file's read stops
+    at the damage, its last time unknown: ``—``, as its counts."""
+    path = BUILT_IN[fmt](tmp_path)
+    whole = scan_file(str(path))
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[3] = b'{"a line" that is not JSON\n'
+    path.write_bytes(b"".join(lines))
+    damaged = scan_file(str(path))
+    assert damaged.status == "damaged" and damaged.format == fmt
+    at = [key for key, _, _ in COLUMNS].index("duration")
+    said = cells(damaged, 20)[at].plain
+    longer = row(T0, "2026-01-01T05:00:00Z")
+    order = sorted([longer, damaged], key=sort_key("duration"))
+    read_past = fmt in ("claude-code", "codex")  # (their reads go on past the damage)
+    assert (damaged.last_ts is not None) == read_past
+    if read_past:
+        assert said == shown(whole) != "unknown" and damaged.duration == whole.duration
+        assert order == [damaged, longer]
+    else:
+        assert said == "—"
+        assert order == [longer, damaged]
 
 
 def test_rows_sort_by_duration_the_unknown_last() -> None:

@@ -111,7 +111,7 @@ def test_a_call_launched_in_the_background_is_running_while_its_agent_works(
     assert [o.call_id for o in t.tool_operations if o.state == "running"] == ["toolu_bg"]
     row = next(r for r in t.to_json()["tool-operations"] if r["call-id"] == "toolu_bg")
     assert row["state"] == "running" and "duration" not in row
-    assert "1 running" in check_note(t)
+    assert "1 tool call running" in check_note(t)
     # its session's writer gone (a background agent runs in its process): cut off
     assert op_of(opened(session, writer_alive=False), "toolu_bg").state == "interrupted"
 

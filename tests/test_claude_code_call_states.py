@@ -151,7 +151,7 @@ def test_a_call_without_a_result_is_told_alike_by_every_read_path(
     assert run.state == "interrupted"
     assert (run.end_line, run.ended) == (len(w.lines), w.lines[-1]["timestamp"])
     assert run.duration is not None  # (to its last line, as any run's)
-    said = "1 tool operation, 1 interrupted, 1 run interrupted, usage "
+    said = "1 tool operation, 1 tool call without a result, 1 run not finished, usage "
     assert said in FMT.check(path)
     for kind in ("md", "html"):
         shown = export(path, kind)

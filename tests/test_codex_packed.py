@@ -81,7 +81,7 @@ def test_unsettled_and_by_call_give_what_a_scan_of_every_op_gives(tmp_path: Path
     dead = [op.state for op in opened(path, False).tool_operations]
     assert dead[-2:] == ["interrupted", "interrupted"]  # the writer is gone
     note = check_note(opened(path))
-    assert "6 tool operations, 2 running" in note
+    assert "6 tool operations, 2 tool calls running, 1 run running" in note
 
 
 def test_web_searches_done_are_not_unsettled(tmp_path: Path) -> None:

@@ -84,14 +84,14 @@ def spotter_talked(folder: Path) -> Path:
 
 # (the file, what its row says while its writer may be at work, and once it is gone)
 CASES: dict[str, tuple[Callable[[Path], Path], str, str | None]] = {
-    "claude-code talked last": (cc_talked_last, "1 turn not finished", None),
+    "claude-code talked last": (cc_talked_last, "1 run running", None),
     "claude-code called last": (
         cc_called_last,
-        "1 tool call without a result; 1 turn not finished",
-        "1 tool call without a result; 1 turn not finished",
+        "1 tool call running; 1 run running",
+        "1 tool call without a result; 1 run not finished",
     ),
-    "codex answered last": (codex_answered_last, "1 turn not finished", None),
-    "real 2.1.39 cut": (spotter_talked, "1 turn not finished", None),
+    "codex answered last": (codex_answered_last, "1 run running", None),
+    "real 2.1.39 cut": (spotter_talked, "1 run running", None),
 }
 
 
@@ -138,10 +138,11 @@ def test_a_row_says_what_a_fresh_read_says_as_the_writer_goes(
     says = fresh_read_says(path)
     if gone is None:
         assert (done.status, done.reason, done.pending) == ("finished", None, 0)
-        assert says.startswith("finished") and "run interrupted" not in says
+        assert says.startswith("finished") and "not finished" not in says
     else:
         assert (done.status, done.reason) == ("crashed", gone)
-        assert says.startswith("interrupted") and "1 run interrupted" in says
+        # (check's words: the row's, one rule, ``open_work``)
+        assert says.startswith("interrupted") and gone.replace("; ", ", ") in says
     assert no_path(done) == no_path(scan_file(path))
 
 
@@ -193,7 +194,7 @@ def test_a_windowed_row_of_an_old_file_reads_its_writer_gone(tmp_path: Path, clo
 async def test_the_browser_row_turns_finished_when_the_writer_is_gone(
     tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In the browser: live (so far: a turn not finished) while the writer may be at work,
+    """In the browser: live (so far: a run running) while the writer may be at work,
     past the 30 s too; finished once it is gone, by its periodic recheck (no file event:
     the file does not change)."""
     from test_browser import browser, scanned, until
@@ -211,7 +212,7 @@ async def test_the_browser_row_turns_finished_when_the_writer_is_gone(
         await scanned(pilot)
         screen = browser(app)
         assert screen.cell_text(where, "status") == "● live"
-        assert screen.rows[where].reason == "1 turn not finished"
+        assert screen.rows[where].reason == "1 run running"
         said = detail(screen.rows[where], where).plain
         assert "live: its writer may still be at work (quiet under two minutes" in said
         await pilot.pause(0.5)  # (rechecked: the writer may still be at work)

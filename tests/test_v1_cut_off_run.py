@@ -167,7 +167,7 @@ def test_check_names_a_run_left_open(
     tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``check`` said nothing of a turn left open (the runs tab: interrupted; the browser:
-    crashed, "1 turn not finished")."""
+    crashed, "1 run not finished": ``open_work``'s words, every surface's)."""
     import os
     import time
 
@@ -183,7 +183,7 @@ def test_check_names_a_run_left_open(
     cut = sum(1 for run in runs if run.state == "interrupted")
     assert cut >= 1
     assert main(["check", str(path)]) == 0
-    assert f"{cut} run{'s' if cut > 1 else ''} interrupted" in capsys.readouterr().out
+    assert f"{cut} run{'s' if cut > 1 else ''} not finished" in capsys.readouterr().out
 
 
 def test_a_run_that_never_ended_took_to_its_last_line(tmp_path: Path) -> None:

@@ -39,10 +39,10 @@ async def test_a_quiet_writer_is_idle_and_its_call_still_running_in_both(
 ) -> None:
     """Quiet past the viewer's live window, not yet past the idle time: the dot says
     idle, and the call is running where ``check`` says so; past the idle time, both say
-    interrupted."""
+    it was cut off (interrupted: ``check``, "1 tool call without a result")."""
     age = (LIVE_WINDOW + IDLE_SECONDS) / 2
     path = unanswered(tmp_path / "s.jsonl", age)
-    assert "1 running" in checked(capsys, path)
+    assert "1 tool call running" in checked(capsys, path)
     async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, ModelScreen)
@@ -52,4 +52,4 @@ async def test_a_quiet_writer_is_idle_and_its_call_still_running_in_both(
         os.utime(path, (then, then))
         screen._live_at = -1.0
         await wait_for(pilot, lambda: screen.transcript.op_for_call("t1").state == "interrupted")
-    assert "1 interrupted" in checked(capsys, path)
+    assert "1 tool call without a result" in checked(capsys, path)

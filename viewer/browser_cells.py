@@ -15,6 +15,7 @@ from session_core.fold import fold, holds
 from session_core.scan import LIVE_WINDOW, STATUSES, FileSummary, Status
 from session_core.text import HUGE_COST, cost_text, count, duration_text, name_line, size_text
 from session_core.times import epoch
+from session_core.usage_totals import NO_RESPONSE, NO_RESPONSE_SHORT
 
 from .browser_copies import copies_counted
 from .browser_fitted import broken, cut_to, wrapped_lines
@@ -88,6 +89,8 @@ STATUS_NAME: dict[Status, str] = {
     "not-a-transcript": "not a transcript",
 }
 UNKNOWN = Text("unknown", style="dim", justify="right")
+# A file that made no model response: its usage none, as its header says it (``NO_RESPONSE``)
+NONE_MADE = Text(NO_RESPONSE_SHORT, style="dim", justify="right")
 # A finished file with a run whose loop failed (``FileSummary.failed_runs``): in the
 # Runs tab's word and colour for it (nothing was left open: it is no crash)
 FAILED = ("failed", "bold red")
@@ -200,8 +203,10 @@ def cells(
         numbers = [
             _number(summary.messages, summary.estimated),
             _number(summary.tool_calls, summary.estimated),
-            _number(summary.tokens, summary.estimated, summary.tokens_partial),
-            UNKNOWN
+            NONE_MADE
+            if summary.tokens is None and summary.no_response
+            else _number(summary.tokens, summary.estimated, summary.tokens_partial),
+            (NONE_MADE if summary.no_response else UNKNOWN)
             if cost is None
             else Text(
                 money_cell(cost, _mark(summary.estimated, summary.cost_partial)), justify="right"
@@ -229,12 +234,12 @@ def _size_cell(summary: FileSummary) -> Text:
 def duration_cell(summary: FileSummary) -> Text:
     """How long a run ran, from its first line's time to its last's, at most 7
     characters (``duration_text``; from 100 hours on, days: ``4d04h``, ``1.2kd``);
-    "unknown" where a time is missing, never 0."""
-    if not summary.counts_known:  # (as the counts: nothing was read as a transcript)
-        return Text("—", justify="right", style="dim")
+    "unknown" where a time is missing, never 0. A damaged file's where both its times
+    were read (a Claude Code or Codex file's: every line is read past the damage)."""
     seconds = _duration(summary)
     if seconds is None or not math.isfinite(seconds):
-        return UNKNOWN
+        # (a damaged file's read stopped short of its last time: as its counts, none)
+        return UNKNOWN if summary.counts_known else Text("—", justify="right", style="dim")
     if seconds < 100 * 3600:
         return Text(duration_text(seconds), justify="right")
     days, hours = divmod(round(seconds / 3600), 24)
@@ -243,7 +248,8 @@ def duration_cell(summary: FileSummary) -> Text:
 
 
 def _duration(summary: FileSummary) -> float | None:
-    return summary.duration if summary.counts_known else None
+    """Its times' span where it was read as a transcript (damaged too), else None."""
+    return summary.duration if summary.format is not None else None
 
 
 def session_cell(summary: FileSummary, width: int, mark: str = "") -> Text:
@@ -290,12 +296,17 @@ def sort_key(column: str, reverse: bool = False) -> Callable[[FileSummary], Any]
         "size": lambda s: s.size,
         "messages": lambda s: known(s.messages),
         "tools": lambda s: known(s.tool_calls),
-        "tokens": lambda s: known(s.tokens),
-        "cost": lambda s: known(s.cost),
+        "tokens": lambda s: known(_made(s.tokens, s.no_response)),
+        "cost": lambda s: known(_made(s.cost, s.no_response)),
         "status": lambda s: STATUSES.index(s.status),
     }
     primary = keys[column]
     return lambda s: (primary(s), s.rel)
+
+
+def _made(value: float | None, none_made: bool) -> float | None:
+    """A usage figure to sort by: none made is 0 (below any reported), not unknown."""
+    return 0 if value is None and none_made else value
 
 
 def grouped(order: list[str], rows: Mapping[str, FileSummary]) -> tuple[list[str], dict[str, int]]:
@@ -417,6 +428,8 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
     if lower:  # (a ≥ in its row)
         why = "; ".join(summary.lower_why) or "not every response counted"
         family.append(f"{' and '.join(lower)} at least: {why}")
+    if summary.no_response and known and summary.tokens is None:  # (its row's "none")
+        family.append(f"usage {NO_RESPONSE}")
     if summary.parent:
         family.append(f"a subagent of {one_line(summary.parent, 60)}")
     if summary.resumed:  # (its usage holds the earlier session's copied lines)
@@ -498,6 +511,9 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
             said_tokens = max(said_tokens - copies.tokens[path], 0)
         if said_cost is not None and path in copies.cost:
             said_cost = max(said_cost - copies.cost[path], 0.0)
+        if summary.no_response:  # (none made: known, none, as its row says)
+            said_tokens = 0 if said_tokens is None else said_tokens
+            said_cost = 0.0 if said_cost is None else said_cost
         tokens.add(said_tokens, summary.tokens_alone, summary.tokens_partial, added)
         cost.add(said_cost, summary.cost_alone, summary.cost_partial, added)
     total = sum(counts.values())

@@ -14,7 +14,6 @@ import functools
 import os
 import time
 from abc import ABC, abstractmethod
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any, ClassVar
@@ -28,8 +27,8 @@ from ..model import (
     Transcript,
     Usage,
     overlay_counts,
-    unsettled_ops,
 )
+from ..open_work import open_work
 from ..other_records import others_said
 from ..text import count, ops_said
 from ..times import epoch
@@ -463,13 +462,8 @@ def check_note(transcript: Transcript) -> str:
     written)."""
     parts = [transcript.format, f"{count(len(transcript.messages), 'message')} sent next"]
     parts += ops_said(len(transcript.tool_operations))
-    if transcript.tool_operations:
-        unsettled = unsettled_ops(transcript.tool_operations)  # (not every one made)
-        for state in ("running", "interrupted"):
-            said = sum(1 for op in unsettled if op.state == state)
-            if said:
-                parts.append(f"{said} {state}")
-    parts.extend(runs_said(run.state for run in transcript.runs if not run.copied))
+    parts.extend(open_work(transcript).said())  # (what was in flight: every surface's words)
+    parts.extend(failed_runs_said(run.state for run in transcript.runs if not run.copied))
     parts.extend(others_said(len(transcript.other_records)))  # (kept raw: said, not warned)
     parts.extend(overlay_counts(transcript.compactions).said())
     usage = usage_said(transcript.usage, transcript.made_no_response())
@@ -493,15 +487,12 @@ def subagents_said(transcript: Transcript) -> str:
     return f"{words} {least}{both.brief()}"
 
 
-def runs_said(states: Iterable[str]) -> list[str]:
-    """A check note's runs that did not end well, by state: ``1 run interrupted`` (a turn
-    left open: the browser's "crashed"), ``2 runs failed`` (its loop ended in an error);
-    a run copied from a fork's parent is the parent's, not counted (``check_note``)."""
-    said = Counter(states)
-    return [f"{count(said[state], 'run')} {state}" for state in RUN_TROUBLE if said[state]]
-
-
-RUN_TROUBLE = ("interrupted", "failed")  # the run states a check note counts
+def failed_runs_said(states: Iterable[str]) -> list[str]:
+    """A check note's runs whose loop ended in an error, ``2 runs failed`` (work that
+    ended: the runs left in flight are ``open_work``'s); a run copied from a fork's
+    parent is the parent's, not counted (``check_note``)."""
+    failed = sum(1 for state in states if state == "failed")
+    return [f"{count(failed, 'run')} failed"] if failed else []
 
 
 def usage_said(usage: Usage, none_made: bool) -> str:

@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.binding import BindingType
 from textual.widget import Widget
 
+from session_core.open_work import in_flight_said
+
 if TYPE_CHECKING:
     from session_core.formats.base import TranscriptFormat
-    from session_core.model import Item, Run, ToolOp
+    from session_core.model import Item, Run, ToolOp, Transcript
 
     from ..screens.following import Command
     from ..screens.model_screen import ModelScreen
@@ -79,6 +81,11 @@ class PaneSet:
         """What the header says for this format, part by part (none: nothing); a line is
         broken between parts, never inside one (a value may hold " · " itself)."""
         return []
+
+    def in_flight(self, transcript: Transcript) -> str | None:
+        """What the writer left in flight, in ``check``'s words (``open_work``): of the
+        neutral model, where the format's own view knows no more (None: nothing)."""
+        return in_flight_said(transcript)
 
     def run_chosen(self, run: Run) -> bool:
         """``enter`` (or a double click) on a run in the runs tab; False: the screen

@@ -20,7 +20,8 @@ from session_core.agentgo.view import AgentGoView
 from session_core.column_items import Items
 from session_core.formats import AGENTGO
 from session_core.formats.agentgo import AgentGoLive
-from session_core.model import Item, Run
+from session_core.model import Item, Run, Transcript
+from session_core.open_work import agentgo_open_work, open_work_said
 from session_core.text import count
 
 from ..agentgo_model import CallStats, short, touched_calls
@@ -80,6 +81,7 @@ class AgentGoPanes(PaneSet):
         self._records_seen = 0
         self._built = False  # the panes were drawn from the view (after its first batch)
         self._status: list[str] = []
+        self._in_flight: str | None = None  # (made with the status: not on every tick)
 
     # -- what the panes read ----------------------------------------------------------
 
@@ -125,7 +127,7 @@ class AgentGoPanes(PaneSet):
             self.calls.refresh_calls(touched)
             self.checkpoints.refresh_checkpoints()
             self.timeline.refresh_records()
-        self._status = self._status_line()
+        self._refresh_said()
 
     def liveness_changed(self, live: bool) -> None:
         # The last open run becomes "interrupted" when its writer dies, and back.
@@ -133,7 +135,7 @@ class AgentGoPanes(PaneSet):
             return  # drawn once the file is read
         self.view.writer_alive = live
         self._rebuild()
-        self._status = self._status_line()
+        self._refresh_said()
 
     def _rebuild(self) -> None:
         """Every pane from the current view and run filter (a reset, or another run)."""
@@ -158,6 +160,15 @@ class AgentGoPanes(PaneSet):
 
     def status(self) -> list[str]:
         return self._status
+
+    def in_flight(self, transcript: Transcript) -> str | None:
+        """Its view's calls and runs without their end (model calls too), as ``check``."""
+        return self._in_flight
+
+    def _refresh_said(self) -> None:
+        """The header's words, from the view as it is now (lock held)."""
+        self._status = self._status_line()
+        self._in_flight = open_work_said(agentgo_open_work(self.view))
 
     def _status_line(self) -> list[str]:
         view = self.view
@@ -240,7 +251,7 @@ class AgentGoPanes(PaneSet):
         with screen.state_lock:
             if self._built:
                 self._rebuild()
-                self._status = self._status_line()
+                self._refresh_said()
             conversation = screen.conversation
             conversation.show(conversation.transcript, to_end=conversation.follows_end)
             screen.redraw_runs()  # its detail says which run the tabs show

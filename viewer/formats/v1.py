@@ -26,7 +26,7 @@ from session_core.formats import V1
 from session_core.formats.v1 import V1Live
 from session_core.formats.v1.ops import V1Op
 from session_core.json_out import compact_json
-from session_core.model import ToolOp
+from session_core.model import ToolOp, Transcript
 from session_core.replay import ReplayState
 from session_core.text import count
 from session_core.tool_ops import unsettled_ops
@@ -169,6 +169,11 @@ class V1Panes(PaneSet):
             more = f" (+{len(grants) - 6})" if len(grants) > 6 else ""
             parts.append(f"grants {', '.join(grant_text(g) for g in grants[:6])}{more}")
         return parts
+
+    def in_flight(self, transcript: Transcript) -> str | None:
+        """None: its own status says what was left open, in its ``check``'s and its row's
+        words (``formats.v1.left_open``: operations pending, calls never dispatched)."""
+        return None
 
     def op_detail(self, op: ToolOp) -> list[Entry]:
         if not isinstance(op, V1Op):

@@ -32,6 +32,7 @@ from session_core.line_warnings import (
     unfinished_line,
 )
 from session_core.model import Transcript
+from session_core.open_work import in_flight_said
 from session_core.text import count
 
 from ..formats import PaneSet, panes_missing
@@ -403,6 +404,11 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             mode=view.mode,
             extra=extra,
             note=self.panes.status() if self.panes is not None else (),
+            in_flight=(
+                self.panes.in_flight(self.transcript)
+                if self.panes is not None
+                else in_flight_said(self.transcript)
+            ),
             partial=self._previewing,
             uncounted=self._uncounted(),
         )

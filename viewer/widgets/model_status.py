@@ -214,6 +214,7 @@ class ModelStatus(Static):
         mode: str,
         extra: str = "",
         note: Sequence[str] = (),
+        in_flight: str | None = None,
         partial: bool = False,
         uncounted: str | None = None,
     ) -> None:
@@ -282,6 +283,8 @@ class ModelStatus(Static):
             runs.append(f"{failed_runs:,} failed", "bold red")
             runs.append(")")
         said.append(runs)
+        if in_flight and not partial:  # (what its writer left in flight: ``check``'s words)
+            said.append(Text.assemble("in flight: ", (in_flight, "bold yellow")))
         said.extend(Text(words) for words in overlays)
         facts = [
             f"{key}={one_line(str(value), 50)}"

@@ -12,11 +12,19 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ...events import LineSource
 from ...model import Transcript, Usage
+from ...open_work import agentgo_open_work
 from ...other_records import others_said
 from ...text import count, ops_said
 from ...tool_ops import state_label
 from ...window_lines import lines_not_known
-from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of, runs_said, usage_said
+from ..base import (
+    TAIL_WINDOW,
+    LiveModel,
+    TranscriptFormat,
+    failed_runs_said,
+    note_of,
+    usage_said,
+)
 from ..builders import Builder
 from .asked import UnstartedCounter, is_tool_execution
 from .model import NAME, AgentGoModel, transcript_of
@@ -221,23 +229,15 @@ class AgentGoFormat(TranscriptFormat):
         gaps = len(view.gaps())
         if gaps:
             parts.append(f"{count(gaps, 'gap')} (runs or calls without their terminal event)")
-        # (as the other formats count theirs: running, or interrupted)
-        ends = [view.call_state(call) for call in view.calls.values() if call.status == "gap"]
-        if "running" in ends:
-            parts.append(f"{count(ends.count('running'), 'call')} running")
-        elif ends and view.writer_alive is False:
-            parts.append(f"{count(len(ends), 'call')} interrupted")
+        # (what was in flight, in every format's words: the calls and runs of the gaps)
+        parts.extend(agentgo_open_work(view).said())
         # The calls asked for that no execution began, as replay lists them (v1's words)
         for state in ("never-dispatched", "not-dispatched-yet"):
             if said[state]:
                 parts.append(f"{count(said[state], 'call')} {state_label(state)}")
-        states = []
-        for run_id in view.run_order:
-            status = view.run_status(run_id)
-            states.append(run_state(view.runs[run_id], status))
-            if states[-1] == "failed" and status == "interrupted":  # (both: as its row says)
-                states.append("interrupted")
-        parts.extend(runs_said(states))
+        # (a failed run left open by a writer now gone is not finished too: said above)
+        states = [run_state(view.runs[r], view.run_status(r)) for r in view.run_order]
+        parts.extend(failed_runs_said(states))
         # (the spec's "anything else", kept and shown raw: said, not warned, as every
         # format says them)
         parts.extend(others_said(len(view.unknown)))
