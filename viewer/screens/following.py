@@ -227,7 +227,8 @@ class FollowingScreen(RemovedOnceMounted):
             return
         self.held_line = update.held_line
         self.held_span = (update.offset - update.held, update.held)  # (where, bytes)
-        if update.problem not in (None, self.read_problem) and self._loaded and not update.reset:
+        new_problem = update.problem not in (None, self.read_problem) and not update.growing
+        if new_problem and self._loaded and not update.reset:
             self.notify(  # (the follower kept what it read: no reset until it can read)
                 f"{update.problem}. What was read stays shown until it can be read.",
                 severity="warning",
