@@ -251,7 +251,10 @@ class FollowingScreen(RemovedOnceMounted):
             return
         self._was_gone, self.gone = self.gone, False
         self._file_seen = True
-        self.read_once = self.read_once or update.initial or bool(update.lines)
+        # (a file opened that gave no line for its damage, a ``.zst`` unpacking to nothing,
+        # is read no more than one that cannot be opened: its counts are not known, not 0)
+        opened = update.initial and update.problem is None
+        self.read_once = (self.read_once and not update.reset) or opened or bool(update.lines)
         if update.reset:
             self.forget_writer()
             self.carried = []  # (its own reset says why now)
