@@ -384,3 +384,24 @@ async def test_a_rebuild_takes_the_cursor_back_to_its_own_line_past_a_summary(
         await wait_for(pilot, lambda: len(view.items) == 6)
         await pilot.pause(0.3)
         assert view.items[view.cursor].line == line
+
+
+async def test_a_file_replaced_by_no_transcript_keeps_the_resets_warning(
+    tmp_path: Path,
+) -> None:
+    """Replaced by lines no format claims: ``w`` says the replacement (as a replacement by
+    another format's file does), then why it is not a transcript; no format's rule."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="first words"))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 1)
+        junk = tmp_path / "t.tmp"
+        junk.write_text("just a log line\nanother\n")
+        junk.replace(path)
+        await wait_for(pilot, lambda: "not a transcript" in screen_text(app))
+        warnings = app.file_screen.transcript.warnings
+        assert len(warnings) == 2, warnings
+        assert "the file was replaced" in warnings[0] and "not a transcript" in warnings[1]
