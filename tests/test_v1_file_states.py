@@ -405,3 +405,32 @@ async def test_a_file_replaced_by_no_transcript_keeps_the_resets_warning(
         warnings = app.file_screen.transcript.warnings
         assert len(warnings) == 2, warnings
         assert "the file was replaced" in warnings[0] and "not a transcript" in warnings[1]
+
+
+async def test_a_resize_after_a_rebuild_is_no_move_of_the_cursor(tmp_path: Path) -> None:
+    """A terminal resized while the end is followed after a rebuild moves no cursor of
+    the user's: its line, read again, still takes the cursor back."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        for n in range(12):
+            s.append_message(Message(role="user", content=f"message {n}"))
+    lines = path.read_bytes().splitlines(keepends=True)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.press("g", *["j"] * 9)
+        await wait_for(pilot, lambda: view.cursor == 9)
+        line = view.items[9].line
+        short = tmp_path / "t.tmp"
+        short.write_bytes(b"".join(lines[:5]))
+        short.replace(path)
+        await wait_for(pilot, lambda: len(view.items) == 4)
+        await pilot.pause(0.3)
+        await pilot.resize_terminal(SIZE[0] - 30, SIZE[1])
+        await pilot.pause(0.3)
+        with path.open("ab") as f:
+            f.write(b"".join(lines[5:]))
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.pause(0.3)
+        assert view.items[view.cursor].line == line

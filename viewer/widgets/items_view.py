@@ -275,6 +275,13 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
             self._back_to = None  # (the user moved it: it stays where they put it)
         super().watch_cursor(old, new)
 
+    def width_changed(self) -> None:
+        placing, self._placing = self._placing, True  # (a resize is no move of the user's)
+        try:
+            super().width_changed()
+        finally:
+            self._placing = placing
+
     def set_mode(self, mode: ItemsMode) -> None:
         self.end_jump()  # (its items are others now)
         key = self._safe_key(self.cursor) if self.cursor >= 0 else None
