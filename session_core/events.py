@@ -319,6 +319,16 @@ class Events(BuiltOnDemand):
     def __len__(self) -> int:
         return len(self._spans)
 
+    def line_again(self, keep: bytes | int | None) -> bytes:
+        """A line kept as ``feed`` keeps it (its bytes, or its span in ``source``: read
+        again), for a refusal's words; b"" where there is none or it cannot be read."""
+        if not isinstance(keep, int):
+            return keep or b""
+        try:
+            return self.source.read(keep) if self.source is not None else b""
+        except (OSError, ValueError):
+            return b""
+
     def kept(self, index: int) -> dict[str, Any] | bytes | int:
         """How envelope ``index`` is kept: its dict, its line, or its span in ``source``."""
         span = self._spans[index]

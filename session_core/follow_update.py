@@ -39,6 +39,9 @@ class FollowUpdate:
     held_line: int = 0  # its line number, where ``held``
     exists: bool = True
     problem: str | None = None  # the file is there and cannot be read now: why
+    # ``problem`` is the file's end still being written (a zstd frame appended in part to a
+    # file grown in place): said in the banner alone, no warning, no toast
+    growing: bool = False
     caught_up: bool = True  # nothing more was readable when this was sent
     initial: bool = False  # the first update of a file (or of a reset)
     read: str = ""  # the file read: the path followed, or the compressed copy in its place
@@ -52,6 +55,7 @@ class FollowUpdate:
             or self.reset
             or self.initial
             or not self.exists
+            or self.growing  # (the banner's news: its end is being written)
         )
 
 

@@ -459,12 +459,14 @@ def _loads_beyond_a_double(raw: bytes) -> Any:
     return cut_too_deep(value) if isinstance(value, dict | list) else value
 
 
-def written_field(raw: bytes | memoryview, key: str, value: Any) -> Any:
-    """``value``, the field ``key`` of the line ``raw``, for a refusal to quote
-    (``text.as_written``): where it holds a number beyond a double (read as infinity,
-    which JSON writes ``null``), with that number as the line wrote it (``1e400``: an
-    ``orjson.Fragment`` of its text); else itself. Only a refusal asks (the line is
-    parsed again)."""
+def written_field(
+    raw: bytes | memoryview, key: str, value: Any, at: tuple[str | int, ...] = ()
+) -> Any:
+    """``value``, the field ``key`` of the line ``raw`` (of the object ``at`` leads to in
+    it: ``("payload",)``), for a refusal to quote (``text.as_written``): where it holds a
+    number beyond a double (read as infinity, which JSON writes ``null``), with that
+    number as the line wrote it (``1e400``: an ``orjson.Fragment`` of its text); else
+    itself. Only a refusal asks (the line is parsed again)."""
     if not raw or not holds_non_finite(value):
         return value
     try:
@@ -473,18 +475,31 @@ def written_field(raw: bytes | memoryview, key: str, value: Any) -> Any:
         )
     except (ValueError, RecursionError):
         return value
+    for step in at:
+        if isinstance(found, dict) and isinstance(step, str):
+            found = found.get(step)
+        elif isinstance(found, list) and isinstance(step, int) and 0 <= step < len(found):
+            found = found[step]
+        else:
+            return value
     return found.get(key, value) if isinstance(found, dict) else value
 
 
 def field_said(
-    record: Mapping[str, Any], key: str, want: str, raw: bytes | memoryview = b""
+    record: Mapping[str, Any],
+    key: str,
+    want: str | None,
+    raw: bytes | memoryview = b"",
+    at: tuple[str | int, ...] = (),
 ) -> str:
     """A refusal's words for ``record``'s field ``key``, not ``want``, by one rule: ``no
     KEY`` where the record left it out; else what it wrote, quoted (``KEY 5, not a
-    string``: ``null`` and ``5`` are written, not missing; ``raw``: ``written_field``)."""
+    string``: ``null`` and ``5`` are written, not missing; ``raw``, ``at``: the line and
+    where the record is in it, ``written_field``); ``want`` None: the caller says it."""
     if key not in record:
         return f"no {key}"
-    return f"{key} {as_written(written_field(raw, key, record[key]))}, not {want}"
+    said = f"{key} {as_written(written_field(raw, key, record[key], at))}"
+    return said if want is None else f"{said}, not {want}"
 
 
 def _kept_as_written(text: str) -> Any:

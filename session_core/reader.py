@@ -147,8 +147,7 @@ def check_envelope(
         )
     kind = value.get("type")
     if type(kind) is not str or not kind:  # (the spec: a non-empty string)
-        written = as_written(indexing.written_field(raw, "type", kind))
-        said = "no type" if "type" not in value else f"type {written}, not a non-empty string"
+        said = indexing.field_said(value, "type", "a non-empty string", raw)
         raise InvalidLineError(f"has {said}", path=path, line=number, raw=bytes(raw))
 
 

@@ -45,6 +45,7 @@ _KINDS = {kind: kind for kind in KNOWN_TYPES}  # one str object per kind, howeve
 
 # A live entry: (envelope id, message payload, sticky, content override or None).
 Entry = tuple[str, Mapping[str, Any], bool, str | None]
+Raw = bytes | int | None  # a line as ``feed`` keeps it: its bytes, or its span in ``events.source``
 
 
 class Stamps(ListLike[str | None]):
@@ -146,10 +147,11 @@ class ReplayState:
         elif kind == "tool-settled":
             self._settle_target(payload_of(envelope), line)
 
-    def _compaction_cut(self, payload: dict[str, Any], line: int | None) -> int:
+    def _compaction_cut(self, payload: dict[str, Any], line: int | None, raw: Raw = None) -> int:
         through = payload.get("replaces-through-id")
         if not isinstance(through, str):
-            said = field_said(payload, "replaces-through-id", "a string")
+            written = self.events.line_again(raw)
+            said = field_said(payload, "replaces-through-id", "a string", written, ("payload",))
             raise self._fail("compaction", line, f"has {said}")
         return self._message(
             "compaction",
@@ -169,21 +171,25 @@ class ReplayState:
             raise self._fail(what, line, f"{said} ({why})")
         return index
 
-    def _elision_targets(self, payload: dict[str, Any], line: int | None) -> list[tuple[int, str]]:
+    def _elision_targets(
+        self, payload: dict[str, Any], line: int | None, raw: Raw = None
+    ) -> list[tuple[int, str]]:
         items = payload.get("items")
         if not isinstance(items, list):
-            raise self._fail("elision", line, f"has {field_said(payload, 'items', 'a list')}")
+            said = field_said(payload, "items", "a list", self.events.line_again(raw), ("payload",))
+            raise self._fail("elision", line, f"has {said}")
         targets: list[tuple[int, str]] = []
         for position, item in enumerate(items):
+            at = ("payload", "items", position)  # (where the item is in its line)
             if not isinstance(item, dict):
                 raise self._fail("elision", line, f"item {position} is not an {{id, stub}} object")
             mid = item.get("id")
             if not isinstance(mid, str) or not mid:
-                said = field_said(item, "id", "a non-empty string")
+                said = field_said(item, "id", "a non-empty string", self.events.line_again(raw), at)
                 raise self._fail("elision", line, f"item {position} has {said}")
             stub = item.get("stub")
             if not isinstance(stub, str):
-                said = field_said(item, "stub", "a string")
+                said = field_said(item, "stub", "a string", self.events.line_again(raw), at)
                 raise self._fail("elision", line, f"item {position} has {said}")
             index = self._message(
                 "elision",
@@ -195,18 +201,25 @@ class ReplayState:
             targets.append((index, stub))
         return targets
 
-    def _settle_target(self, payload: Mapping[str, Any], line: int | None) -> int:
-        return self._settle_index(payload.get("op-id"), payload.get("outcome"), line, payload)
+    def _settle_target(self, payload: Mapping[str, Any], line: int | None, raw: Raw = None) -> int:
+        op_id, outcome = payload.get("op-id"), payload.get("outcome")
+        return self._settle_index(op_id, outcome, line, payload, raw)
 
     def _settle_index(
-        self, op_id: Any, outcome: Any, line: int | None, payload: Mapping[str, Any]
+        self,
+        op_id: Any,
+        outcome: Any,
+        line: int | None,
+        payload: Mapping[str, Any],
+        raw: Raw = None,
     ) -> int:
-        """``payload``: the line's, for a refusal's words (a key left out, or written)."""
+        """``payload``: the line's (``raw``), for a refusal's words (``field_said``)."""
         if not isinstance(op_id, str) or not op_id:
-            said = field_said(payload, "op-id", "a non-empty string")
+            written = self.events.line_again(raw)
+            said = field_said(payload, "op-id", "a non-empty string", written, ("payload",))
             raise self._fail("tool-settled line", line, f"has {said}")
         if not isinstance(outcome, str) or outcome not in TOOL_OUTCOMES:
-            said = "no outcome" if "outcome" not in payload else f"outcome {as_written(outcome)}"
+            said = field_said(payload, "outcome", None, self.events.line_again(raw), ("payload",))
             raise self._fail(
                 "tool-settled line",
                 line,
@@ -261,11 +274,11 @@ class ReplayState:
         elif kind == "tool-dispatched":
             self._dispatch(eid, envelope, payload)
         elif kind == "tool-settled":
-            self._settle(eid, envelope, payload, line)
+            self._settle(eid, envelope, payload, line, raw)
         elif kind == "compaction":
-            self._compact(eid, envelope, payload, line)
+            self._compact(eid, envelope, payload, line, raw)
         elif kind == "elision":
-            self._elide(eid, envelope, payload, line)
+            self._elide(eid, envelope, payload, line, raw)
         name = self.feed_side(kind, envelope, payload, at)
         events.append(
             envelope if raw is None else raw,
@@ -355,7 +368,7 @@ class ReplayState:
             outcome = body.outcome if body is not None else None
             op_id = body.op_id if body is not None else None
             if not op_id or outcome not in TOOL_OUTCOMES:  # (refused: as the line wrote it)
-                self._settle_target(self._payload_again(keep), line)
+                self._settle_target(self._payload_again(keep), line, keep)
             index = self._settle_index(op_id, outcome, line, {})
             self.tool_ops.settled(index, at, outcome)
             del self._pending_ops[op_id]  # type: ignore[arg-type]  # (pending: a str)
@@ -369,10 +382,8 @@ class ReplayState:
         """The payload of a line the index pass took (decoded: ``null`` and a key left
         out alike), parsed again for a refusal's words."""
         try:
-            source = self.events.source
-            raw = keep if isinstance(keep, bytes) else source.read(keep) if source else b""
-            value = loads_payload(raw)
-        except (OSError, ValueError):
+            value = loads_payload(self.events.line_again(keep))
+        except ValueError:
             return {}
         return payload_of(value) if isinstance(value, dict) else {}
 
@@ -389,17 +400,27 @@ class ReplayState:
         self.pending_count += 1
 
     def _settle(
-        self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
+        self,
+        eid: str,
+        envelope: dict[str, Any],
+        payload: dict[str, Any],
+        line: int | None,
+        raw: Raw = None,
     ) -> None:
-        index = self._settle_target(payload, line)  # (its outcome is one of OUTCOMES)
+        index = self._settle_target(payload, line, raw)  # (its outcome is one of OUTCOMES)
         self.tool_ops.settled(index, len(self.event_lines), payload["outcome"])
         del self._pending_ops[payload["op-id"]]
         self.pending_count -= 1
 
     def _compact(
-        self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
+        self,
+        eid: str,
+        envelope: dict[str, Any],
+        payload: dict[str, Any],
+        line: int | None,
+        raw: Raw = None,
     ) -> None:
-        cut = self._compaction_cut(payload, line)
+        cut = self._compaction_cut(payload, line, raw)
         entries = self.entries
         record = Compaction(
             id=eid,
@@ -461,10 +482,15 @@ class ReplayState:
         self.compactions.append(record)
 
     def _elide(
-        self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
+        self,
+        eid: str,
+        envelope: dict[str, Any],
+        payload: dict[str, Any],
+        line: int | None,
+        raw: Raw = None,
     ) -> None:
         entries, elisions = self.entries, self.elisions
-        targets = self._elision_targets(payload, line)  # (checked: then applied)
+        targets = self._elision_targets(payload, line, raw)  # (checked: then applied)
         elisions.start_line(
             eid, _str(envelope.get("ts")), self.last_line + 1 if line is None else line
         )

@@ -326,8 +326,10 @@ class TailReader:
             said = self.damage
             if not self._unpack(self.fd, st, self.unpacked):  # (not frames appended alone)
                 reason = "the compressed file was rewritten"
-            elif news := self.damage != said:  # (cut short no more, or further on)
-                update.warnings.extend([self.damage] if self.damage else [])
+            else:  # (a frame appended in part is no damage said in the warnings: it
+                # is being written, as a plain file's held line; the banner says it)
+                news = self.damage != said  # (cut short no more, or further on)
+                update.growing = self.damage is not None
         elif self._turned_zstd(st):
             reason = ""  # (nothing was shown of it: its first bytes are held, no line)
         elif self._size(st) < self.offset:
@@ -393,6 +395,7 @@ class TailReader:
             return self._complain(update, f"{self.reading} could not be read: {err.strerror}")
         update.size = max(self._size(st), self.offset)
         update.problem = self.damage  # (what was read is shown, and why no more is)
+        update.growing = update.growing and update.problem is not None
         return update
 
     def _read(self, update: FollowUpdate, limit_bytes: int | None) -> bool:

@@ -101,3 +101,48 @@ async def test_the_viewer_shows_a_frame_appended_as_new_lines_unannounced(
         await pilot.pause(0.3)
         assert not screen.transcript.warnings
         assert not said(app, "rewritten") and not said(app, "rebuilt")
+
+
+def test_a_frame_appended_in_two_writes_says_no_damage_warning(tmp_path: Path) -> None:
+    """A frame half written is being written (a plain file's held line is said in no
+    warning): the banner says it (``problem``, ``growing``), the warnings do not, and once
+    the frame is whole nothing is left of it."""
+    path, lines, frames = _frames(tmp_path)
+    half = len(lines) // 2
+    cut = len(frames[1]) // 2
+    path.write_bytes(frames[0])
+    tail = TailReader(str(path))
+    assert _step(tail).lines == list(range(1, half + 1))
+    _append(path, frames[1][:cut])
+    part = _step(tail)
+    assert part.problem is not None and "the last frame is cut" in part.problem
+    assert (part.warnings, part.growing, part.reset) == ([], True, False)
+    _append(path, frames[1][cut:])
+    more = _step(tail)
+    assert (more.reset, more.warnings, more.problem, more.growing) == (False, [], None, False)
+    assert more.lines == list(range(half + 1, len(lines) + 1))
+
+
+async def test_the_viewer_keeps_no_warning_of_a_frame_appended_in_two_writes(
+    tmp_path: Path,
+) -> None:
+    from helpers import app_loaded, said, screen_text, wait_for
+
+    from session_core import open_transcript
+    from viewer.screens.model_screen import ModelScreen
+
+    path, _lines, frames = _frames(tmp_path)
+    cut = len(frames[1]) // 2
+    path.write_bytes(frames[0])
+    async with app_loaded(path, ModelScreen, (120, 32)) as (app, pilot):
+        screen = app.file_screen
+        _append(path, frames[1][:cut])
+        await wait_for(pilot, lambda: "the last frame is cut" in screen_text(app), 20)
+        assert not said(app, "stays shown until it can be read")  # (no toast: being written)
+        _append(path, frames[1][cut:])
+        whole = len(open_transcript(path).messages)
+        await wait_for(pilot, lambda: len(screen.transcript.messages) == whole, 20)
+        await pilot.pause(0.3)
+        assert not screen.transcript.warnings and "warning" not in screen_text(app)
+        assert "the last frame is cut" not in screen_text(app)
+        assert not said(app, "stays shown until it can be read")

@@ -241,3 +241,68 @@ def test_an_append_refusal_says_a_section_key_by_the_same_rule(
             session.append_run_context("r1", "c1" * 32, [], [section])
         assert said in str(refused.value), str(refused.value)
     assert path.read_bytes() == before
+
+
+_BIG = "(beyond a double)"  # dumped as a string, then written as the number 1e999
+
+
+@pytest.mark.parametrize(
+    ("second", "third", "said"),
+    [
+        (
+            _envelope("tool-settled", {"op-id": _BIG, "outcome": "completed"}, 2),
+            None,
+            f"{_SETTLE} op-id 1e999, not a non-empty string",
+        ),
+        (
+            _envelope("tool-settled", {"op-id": "x", "outcome": _BIG}, 2),
+            None,
+            f"{_SETTLE} outcome 1e999{_OUTCOMES}",
+        ),
+        (
+            _message(),
+            _envelope("compaction", {"summary": "s", "replaces-through-id": _BIG}, 3),
+            "line 3: the compaction has replaces-through-id 1e999, not a string",
+        ),
+        (
+            _message(),
+            _envelope("elision", {"items": _BIG}, 3),
+            "line 3: the elision has items 1e999, not a list",
+        ),
+        (
+            _message(),
+            _envelope("elision", {"items": [{"id": MESSAGE_ID, "stub": "s"}, {"id": _BIG}]}, 3),
+            "line 3: the elision item 1 has id 1e999, not a non-empty string",
+        ),
+        (
+            _message(),
+            _envelope("elision", {"items": [{"id": MESSAGE_ID, "stub": _BIG}]}, 3),
+            "line 3: the elision item 0 has stub 1e999, not a string",
+        ),
+        (_message(type=_BIG), None, "line 2: has type 1e999, not a non-empty string"),
+    ],
+)
+def test_a_number_beyond_a_double_is_quoted_as_written_by_every_refusal(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    second: dict[str, Any],
+    third: dict[str, Any] | None,
+    said: str,
+) -> None:
+    """One rule (``field_said``) for every refusal of a field: a number beyond a double
+    (read as infinity) is quoted as the line wrote it, in a whole read (``check``) and in
+    a followed one (``LiveTranscript``), not described ("a number beyond a double")."""
+    from helpers import follow_into
+
+    from session_core.live import LiveTranscript
+
+    lines = [_envelope("session-meta", {}, 1), second, *([third] if third else [])]
+    path = tmp_path / "s.jsonl"
+    text = b"".join(orjson.dumps(line) + b"\n" for line in lines)
+    path.write_bytes(text.replace(orjson.dumps(_BIG), b"1e999"))
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 1 and said in out, out
+    live = LiveTranscript(str(path))
+    follow_into(live.apply, path, 1 << 10, False)
+    warnings = live.state.warnings
+    assert any(f"{said} (not applied)" in w for w in warnings), warnings

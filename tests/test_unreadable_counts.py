@@ -68,3 +68,22 @@ async def test_a_file_that_cannot_be_looked_at_keeps_its_last_size(tmp_path: Pat
                 )
     finally:
         folder.chmod(0o755)
+
+
+async def test_a_damaged_zst_that_unpacks_to_nothing_counts_nothing(tmp_path: Path) -> None:
+    """A ``.zst`` cut inside its first frame: opened, but no line read of it, so its
+    counts are not known: "nothing read", as for a file of mode 000, not "0 lines"."""
+    import zstandard
+
+    plain = _written(tmp_path / "plain.jsonl")
+    path = tmp_path / "t.jsonl.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes())[:8])
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "cannot be read" in " ".join(screen_lines(app)))
+        await pilot.pause(0.2)
+        text = " ".join(screen_lines(app))
+        assert "nothing read: the file cannot be read" in text
+        for zero in ("0 lines", "0 sent next", "0 tool ops"):
+            assert zero not in text, zero
+        assert size_text(8) in text

@@ -317,3 +317,120 @@ async def test_a_rebuild_keeps_the_cursor_at_its_line_and_counts_nothing_re_read
         await wait_for(pilot, lambda: len(view.items) == 13)
         await wait_for(pilot, lambda: "↓ 1 new" in screen_text(app))
         assert view.cursor == 2
+
+
+async def test_a_cursor_moved_after_a_rebuild_stays_where_the_user_put_it(
+    tmp_path: Path,
+) -> None:
+    """Scrolled up, the file replaced by a shorter one: the end is followed while nothing
+    is done, but once the user moves the cursor it stays there, appended items count in
+    "↓ N new", and the old line, read again later, does not take the cursor back."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        for n in range(12):
+            s.append_message(Message(role="user", content=f"message {n}"))
+    lines = path.read_bytes().splitlines(keepends=True)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.press("g", *["j"] * 9)
+        await wait_for(pilot, lambda: view.cursor == 9)
+        short = tmp_path / "t.tmp"
+        short.write_bytes(b"".join(lines[:5]))
+        short.replace(path)  # (a new inode: a reset)
+        await wait_for(pilot, lambda: len(view.items) == 4)
+        await pilot.pause(0.3)
+        assert view.cursor == 3  # (the end followed: its line not read again yet)
+        await pilot.press("g")
+        await wait_for(pilot, lambda: view.cursor == 0)
+        with path.open("ab") as f:
+            f.write(b"".join(lines[5:7]))
+        await wait_for(pilot, lambda: len(view.items) == 6)
+        await wait_for(pilot, lambda: "↓ 2 new" in screen_text(app))
+        assert view.cursor == 0
+        with path.open("ab") as f:  # (past the line the cursor was on before the reset)
+            f.write(b"".join(lines[7:]))
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.pause(0.3)
+        assert view.cursor == 0 and view.items[0].parts[0].text == "message 0"
+
+
+async def test_a_rebuild_takes_the_cursor_back_to_its_own_line_past_a_summary(
+    tmp_path: Path,
+) -> None:
+    """The replayed view is not in line order: a compaction's summary (a later line)
+    comes before the messages it kept. A cursor on a kept message goes back to that
+    message after a rebuild, not to the summary (the first item at or after its line)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        ids = [s.append_message(Message(role="user", content=f"message {n}")) for n in range(10)]
+        s.append_compaction("the summary", ids[4])
+    body = path.read_bytes()
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 6)
+        kept = next(i for i, item in enumerate(view.items) if item.parts[0].text == "message 7")
+        summary_line = view.items[0].line
+        assert kept > 0 and view.items[kept].line < summary_line  # (not in line order)
+        await pilot.press("g", *["j"] * kept)
+        await wait_for(pilot, lambda: view.cursor == kept)
+        line = view.items[kept].line
+        os.truncate(path, 0)
+        await wait_for(pilot, lambda: not view.items)
+        await pilot.pause(0.3)
+        path.write_bytes(body)
+        await wait_for(pilot, lambda: len(view.items) == 6)
+        await pilot.pause(0.3)
+        assert view.items[view.cursor].line == line
+
+
+async def test_a_file_replaced_by_no_transcript_keeps_the_resets_warning(
+    tmp_path: Path,
+) -> None:
+    """Replaced by lines no format claims: ``w`` says the replacement (as a replacement by
+    another format's file does), then why it is not a transcript; no format's rule."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="first words"))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 1)
+        junk = tmp_path / "t.tmp"
+        junk.write_text("just a log line\nanother\n")
+        junk.replace(path)
+        await wait_for(pilot, lambda: "not a transcript" in screen_text(app))
+        warnings = app.file_screen.transcript.warnings
+        assert len(warnings) == 2, warnings
+        assert "the file was replaced" in warnings[0] and "not a transcript" in warnings[1]
+
+
+async def test_a_resize_after_a_rebuild_is_no_move_of_the_cursor(tmp_path: Path) -> None:
+    """A terminal resized while the end is followed after a rebuild moves no cursor of
+    the user's: its line, read again, still takes the cursor back."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        for n in range(12):
+            s.append_message(Message(role="user", content=f"message {n}"))
+    lines = path.read_bytes().splitlines(keepends=True)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.press("g", *["j"] * 9)
+        await wait_for(pilot, lambda: view.cursor == 9)
+        line = view.items[9].line
+        short = tmp_path / "t.tmp"
+        short.write_bytes(b"".join(lines[:5]))
+        short.replace(path)
+        await wait_for(pilot, lambda: len(view.items) == 4)
+        await pilot.pause(0.3)
+        await pilot.resize_terminal(SIZE[0] - 30, SIZE[1])
+        await pilot.pause(0.3)
+        with path.open("ab") as f:
+            f.write(b"".join(lines[5:]))
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.pause(0.3)
+        assert view.items[view.cursor].line == line

@@ -227,7 +227,8 @@ class FollowingScreen(RemovedOnceMounted):
             return
         self.held_line = update.held_line
         self.held_span = (update.offset - update.held, update.held)  # (where, bytes)
-        if update.problem not in (None, self.read_problem) and self._loaded and not update.reset:
+        new_problem = update.problem not in (None, self.read_problem) and not update.growing
+        if new_problem and self._loaded and not update.reset:
             self.notify(  # (the follower kept what it read: no reset until it can read)
                 f"{update.problem}. What was read stays shown until it can be read.",
                 severity="warning",
@@ -250,7 +251,10 @@ class FollowingScreen(RemovedOnceMounted):
             return
         self._was_gone, self.gone = self.gone, False
         self._file_seen = True
-        self.read_once = self.read_once or update.initial or bool(update.lines)
+        # (a file opened that gave no line for its damage, a ``.zst`` unpacking to nothing,
+        # is read no more than one that cannot be opened: its counts are not known, not 0)
+        opened = update.initial and update.problem is None
+        self.read_once = (self.read_once and not update.reset) or opened or bool(update.lines)
         if update.reset:
             self.forget_writer()
             self.carried = []  # (its own reset says why now)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from session_core.errors import TranscriptError
 from session_core.formats import detect_format
 from session_core.model import Transcript
+from session_core.tail_reader import AGAIN
 from session_core.views import blank_file, unclaimed
 
 
@@ -26,13 +27,14 @@ def not_a_transcript(where: str) -> str | None:
 
 def unclaimed_view(read: Transcript, why: str) -> Transcript:
     """What a file no format claims shows: its lines (``read``'s raw view, each kept as
-    it is), and ``why`` alone as its warning; nothing replayed, nothing counted."""
+    it is), and ``why`` as its warning, after a reset's (why it was read again from line
+    1, as a format's screen keeps it); no format's warning, nothing replayed or counted."""
     return Transcript(
         format=read.format,
         path=read.path,
         raw=read.raw,
         lines=read.lines,
-        warnings=[why],
+        warnings=[*(w for w in read.warnings if w.endswith(AGAIN)), why],
         line_ends=read.line_ends,
     )
 

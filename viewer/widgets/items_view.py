@@ -151,8 +151,11 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
         self.originals: set[str] = set()  # elided items shown as they were, not as their stub
         self.new_count = 0  # items appended since the view left the end (not seen yet)
         # The line the cursor was on when the file was read again from line 1 (``rebuilt``),
-        # away from the end: gone back to once the file holds it again
+        # away from the end: gone back to once the file holds it again, forgotten once the
+        # user moves the cursor or scrolls away from the end (``watch_cursor``, ``show``)
         self._back_to: int | None = None
+        self._placing = False  # ``show`` moves the cursor (not the user)
+        self._held_at_end = False  # a batch since the reset put the cursor at the end
         self._end_alone = False  # the transcript shown is a big file's end alone
         self._expanded_at: dict[str, int] = {}  # where each expanded item was last seen
         self._expanded_heights: dict[tuple[str, int], int] = {}
@@ -167,8 +170,26 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
         same_view = self.transcript.path == transcript.path and bool(self.transcript.format)
         before = len(self.items)
         last = self.block_key(before - 1) if before else None
+        if self._back_to is not None and self._held_at_end and not self.follows_end:
+            self._back_to = None  # (scrolled away from the end since: left where it is)
         if self._back_to is not None:
             to_end = True  # (till its line is read again: nothing re-read is new)
+        self._placing = True
+        try:
+            self._show(transcript, before, last, to_end, end_alone, same_view)
+        finally:
+            self._placing = False
+        self._held_at_end = self._back_to is not None
+
+    def _show(
+        self,
+        transcript: Transcript,
+        before: int,
+        last: Hashable,
+        to_end: bool | None,
+        end_alone: bool,
+        same_view: bool,
+    ) -> None:
         away = not (self.follows_end if to_end is None else to_end)
         # (the cursor's item, named before the items change: taken after, it was the new
         # snapshot's item at the old index, another message where a compaction folded)
@@ -188,7 +209,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
             self._land_next = self._land_next or near < 0  # (lost: a search lands as asked)
         if self._back_to is not None:
             place = self._at_line(self._back_to)
-            if place >= 0:  # (the item at or after it: its line, read again)
+            if place >= 0:  # (its line's item, read again)
                 keep, to_end, near, self._back_to = item_key(self.items, place), False, place, None
                 self.call_after_refresh(self.scroll_to_cursor)
         grown = len(self.items) - before
@@ -213,21 +234,53 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
 
     def rebuilt(self) -> None:
         """The file is read again from line 1 (a reset): nothing read again is new, and a
-        cursor away from the end goes back to its line (the first item at or after it)
-        once the file holds it again, the end followed till then (``show``)."""
+        cursor away from the end goes back to its line (``_at_line``) once the file holds
+        it again, the end followed till then (``show``), unless the user moves the cursor
+        or scrolls away from the end meanwhile (then it stays where they put it)."""
         self.new_count = 0
         if self._back_to is not None or self.follows_end or not self.items:
             return
         key = self._safe_key(max(self.cursor, 0))
+        self._held_at_end = False  # (the cursor is away from the end now: not the user's doing)
         if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], int) and key[1]:
             self._back_to = key[1]
 
     def _at_line(self, line: int) -> int:
-        """The first item at or after file line ``line``; -1 where none is (yet)."""
+        """The item of file line ``line``; -1 while the file is not read that far.
+
+        The replayed view is not in line order (sticky messages, a compaction's summary
+        before the messages it kept), so it is not the first item in view order at or
+        after the line: the item whose line it is, else the one nearest after it in file
+        order (a line that makes no item), else the nearest before it (the file holds the
+        line, no item is at or after it: not waited for for good)."""
         count = len(self.items)
-        if not count or item_key(self.items, count - 1)[1] < line:
-            return -1  # (the last first: not read that far, no item looked at)
-        return next(i for i in range(count) if item_key(self.items, i)[1] >= line)
+        # (a window of a big file's end says no lines read: its last item's then)
+        read = (self.transcript.lines or item_key(self.items, count - 1)[1]) if count else 0
+        if read < line:
+            return -1  # (not read that far: no item looked at, once per batch)
+        after = before = -1
+        after_line, before_line = 0, -1
+        for index in range(count):
+            at = item_key(self.items, index)[1]
+            if at == line:
+                return index
+            if at > line and (after < 0 or at < after_line):
+                after, after_line = index, at
+            elif line > at > before_line:
+                before, before_line = index, at
+        return after if after >= 0 else before
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        if not self._placing:
+            self._back_to = None  # (the user moved it: it stays where they put it)
+        super().watch_cursor(old, new)
+
+    def width_changed(self) -> None:
+        placing, self._placing = self._placing, True  # (a resize is no move of the user's)
+        try:
+            super().width_changed()
+        finally:
+            self._placing = placing
 
     def set_mode(self, mode: ItemsMode) -> None:
         self.end_jump()  # (its items are others now)
