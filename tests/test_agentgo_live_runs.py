@@ -215,3 +215,12 @@ def test_each_snapshot_of_rows_of_their_own_is_made_afresh(tmp_path: Path) -> No
         tail.close()
     raw = [item.kind for item in snapshot.raw]
     assert raw.count("error") == 1 and len(raw) > len(snapshot.messages)
+
+
+def test_the_odd_run_mark_is_the_records_own() -> None:
+    """``runs_made`` keeps ``agentgo.records.ODD_RUN`` as a literal (importing it would
+    load ``session_core.agentgo`` at every format's registration): the two must agree."""
+    from session_core.agentgo.records import ODD_RUN
+    from session_core.formats.agentgo import runs_made
+
+    assert runs_made._ODD_RUN == ODD_RUN

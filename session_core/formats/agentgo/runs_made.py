@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ...agentgo.records import ODD_RUN
 from ...model import Run, RunState, Usage
 from .raw_rows import file_line
 
@@ -15,6 +14,11 @@ if TYPE_CHECKING:
     from ...agentgo.calls import Run as AgentGoRun
     from ...agentgo.view import AgentGoView
     from ...usage import UsageTally
+
+# ``agentgo.records.ODD_RUN`` (a run_id not a str), not imported: this module is imported
+# by every format's registration, and ``session_core.agentgo`` is loaded when an agentgo
+# file is read (a v1 file's viewer needs none of it: tests/test_headless_import.py).
+_ODD_RUN = -2
 
 
 def run_state(run: AgentGoRun, status: str) -> RunState:
@@ -54,8 +58,8 @@ class RunsMade:
         new = set(runs[self._records :])
         self._records = len(runs)
         order = view.run_order
-        # (ODD_RUN: a run_id not a str, whose record names no run index; rare: every run)
-        wanted = set(range(len(order))) if ODD_RUN in new else {at for at in new if at >= 0}
+        # (``ODD_RUN``: a run_id not a str, whose record names no run index; rare: every run)
+        wanted = set(range(len(order))) if _ODD_RUN in new else {at for at in new if at >= 0}
         for run_id in self.touched:
             run = view.runs.get(run_id)
             if run is not None:
