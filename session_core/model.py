@@ -423,8 +423,9 @@ class Transcript:
         """No model response could have reported (``usage_totals.NO_RESPONSE``): its
         format counts every one (``responses_counted``), none is counted, and no turn says
         the model answered (a Codex one with no report)."""
-        answered = any(run.answered for run in self.runs)
-        return self.responses_counted and made_none(self.usage, answered)
+        if not (self.responses_counted and self.usage.unrequested):
+            return False  # (asked at every draw: v1's runs are made when asked, each read)
+        return made_none(self.usage, any(run.answered for run in self.runs))
 
     def last_time(self, look: int = LAST_LOOK) -> str | None:
         """The timestamp (as written) of the file's last line that has one, among the last
