@@ -58,8 +58,10 @@ def reindexing_state(where: str) -> Any:
     from session_core.replay import ReplayState
 
     class ReindexingReplay(ReplayState):
-        def _compact(self, eid: str, envelope: Any, payload: Any, line: int | None) -> None:
-            super()._compact(eid, envelope, payload, line)
+        def _compact(
+            self, eid: str, envelope: Any, payload: Any, line: int | None, raw: Any = None
+        ) -> None:
+            super()._compact(eid, envelope, payload, line, raw)
             self._index.clear()
             self._shift = 0
             for position, entry in enumerate(self.entries):
