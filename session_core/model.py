@@ -100,11 +100,13 @@ class Item:
         return "\n".join(p.text for p in self.parts if p.kind == "text")
 
     def tool_calls(self) -> list[dict[str, Any]]:
-        """Its tool calls as the replay and ``peek`` write them: id, name, arguments."""
+        """Its tool calls as the replay and ``peek`` write them: id, name, arguments, in
+        written order; one whose id is no string (a Claude Code ``"id": 7``: no operation)
+        is said raw in ``content`` instead (``said_in_content``), never a ``null`` id."""
         return [
             {"id": p.call_id, "name": p.name, "arguments": p.data}
             for p in self.parts
-            if p.kind == "tool-call"
+            if p.kind == "tool-call" and p.call_id is not None
         ]
 
     def to_json(self) -> dict[str, Any]:

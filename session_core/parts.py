@@ -69,7 +69,10 @@ def said_in_content(part: Part) -> bool:
     calls, results and reasoning, which have keys of their own (a server's call and its
     result among them: each is an operation)."""
     kind = part.kind
-    # (a server's call or result with no usable id makes no operation: said as written)
+    # (a server's call or result with no usable id makes no operation: said as written;
+    # so is a call whose id is no string, which ``Item.tool_calls`` leaves out)
+    if kind == "tool-call":
+        return part.call_id is None
     return kind in _SAID or (kind == "other" and not part.call_id)
 
 

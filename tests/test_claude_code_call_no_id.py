@@ -77,6 +77,21 @@ def test_a_call_with_no_id_is_warned_of_by_its_line(
     warning = f"line 3: a tool_use block {said}: no tool operation is made of it"
     whole = _warned_everywhere(path, warning, monkeypatch, capsys)
     assert [op.call_id for op in whole.tool_operations] == ["t2"]
+    # In the replay and peek: an id written as a string is listed as written; one that is
+    # no string is said raw in the content, as written (was: "id": null, listed), never
+    # listed with a null id; the calls in written order.
+    call = _call(call_id)
+    raw = orjson.dumps(call).decode()
+    listed: list[dict[str, Any]] = []
+    content = "looking"
+    if call_id == "":
+        listed.append({"id": "", "name": "Bash", "arguments": call["input"]})
+    else:
+        content += f"\n{raw}"
+    replayed = by_name(CLAUDE_CODE).replay_json(path)["messages"][1]
+    peeked = peek(path).to_json()["messages"][1]
+    for said in (replayed, peeked):
+        assert (said["content"], said.get("tool-calls", [])) == (content, listed)
 
 
 _IDS = [

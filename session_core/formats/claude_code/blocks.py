@@ -172,7 +172,8 @@ def part_of(block: Any) -> Part:
         data = block.get("input")
         return Part(
             "tool-call",
-            text=call_text(name, data),
+            # (no id a string: no operation, said raw in its message, ``said_in_content``)
+            text=call_text(name, data) if isinstance(call_id, str) else compact(block),
             call_id=call_id if isinstance(call_id, str) else None,
             name=name,
             data=data,
