@@ -247,6 +247,11 @@ def test_a_parallel_result_with_no_id_stays_in_the_conversation(
     assert "ORPHAN TEXT" in replayed[2]["content"]
     code, out, _err = run_cli(capsys, "check", str(path))
     assert code == 0 and "5 messages sent next" in out, out
+    for batch in (1 << 16, 200):  # (followed: whole, and a line or two an update)
+        live = by_name(CLAUDE_CODE).live(str(path))
+        follow_into(live.apply, path, batch, parse=False)
+        sent = live.transcript(writer_alive=False).messages
+        assert [m.id for m in sent] == ["u0", "a1", "r1", "r2", "a3"]
 
 
 def test_a_result_with_no_id_beside_one_with_an_id_answers_nothing(
