@@ -400,14 +400,14 @@ def model_peek(path: str, read: Callable[[], Transcript]) -> PeekSource:
         if not answers:
             # (as the replay's content says it: an unknown block as written, never dropped)
             return Message(item.role, said_text(parts), tuple(item.tool_calls()))
-        return SaidBeside(
-            role=item.role,
-            content="\n".join(p.text for p in answers),
-            tool_calls=tuple(item.tool_calls()),
-            tool_call_id=answers[0].call_id,
-            # (what it says beside its results, as the replay's ``text`` says it)
-            text=said_beside(parts, answers),
-        )
+        content = "\n".join(p.text for p in answers)
+        calls, answered = tuple(item.tool_calls()), answers[0].call_id
+        # (what it says beside its results, as the replay's ``text`` says it; a plain
+        # ``Message`` where it says nothing, as every message was)
+        text = said_beside(parts, answers)
+        if not text:
+            return Message(item.role, content, calls, answered)
+        return SaidBeside(item.role, content, calls, answered, text=text)
 
     def messages() -> Iterator[Message]:
         said = False
