@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from .item_ends import LAST_LOOK, LineEnds, last_stamp
 from .other_records import OtherRecord
-from .parts import LazyPart, Part, PartRef, PartSource, said_text
+from .parts import LazyPart, Part, PartRef, PartSource, answering, said_beside, said_text
 from .resumed import Resumed
 from .runs import COPIED_CUT, COPIED_USAGE, Run, RunContext, RunState
 from .text import count
@@ -100,11 +100,13 @@ class Item:
         return "\n".join(p.text for p in self.parts if p.kind == "text")
 
     def tool_calls(self) -> list[dict[str, Any]]:
-        """Its tool calls as the replay and ``peek`` write them: id, name, arguments."""
+        """Its tool calls as the replay and ``peek`` write them: id, name, arguments, in
+        written order; one whose id is no string (a Claude Code ``"id": 7``: no operation)
+        is said raw in ``content`` instead (``said_in_content``), never a ``null`` id."""
         return [
             {"id": p.call_id, "name": p.name, "arguments": p.data}
             for p in self.parts
-            if p.kind == "tool-call"
+            if p.kind == "tool-call" and p.call_id is not None
         ]
 
     def to_json(self) -> dict[str, Any]:
@@ -115,12 +117,12 @@ class Item:
         calls = self.tool_calls()
         if calls:
             out["tool-calls"] = calls
-        answers = [p for p in self.parts if p.kind == "tool-result"]
+        answers = answering(self.parts)
         if answers:
             out["tool-call-id"] = answers[0].call_id
             if len(answers) > 1:  # (one line answering several calls: each named)
                 out["tool-call-ids"] = [p.call_id for p in answers]
-            text = said_text(self.parts)
+            text = said_beside(self.parts, answers)
             if text:  # said beside the results (a hook's text, an interruption's)
                 out["text"] = text
             out["content"] = "\n".join(p.text for p in answers)

@@ -69,7 +69,11 @@ def said_in_content(part: Part) -> bool:
     calls, results and reasoning, which have keys of their own (a server's call and its
     result among them: each is an operation)."""
     kind = part.kind
-    return kind in _SAID or (kind == "other" and part.call_id is None and not part.server_call)
+    # (a server's call or result with no usable id makes no operation: said as written;
+    # so is a call whose id is no string, which ``Item.tool_calls`` leaves out)
+    if kind == "tool-call":
+        return part.call_id is None
+    return kind in _SAID or (kind == "other" and not part.call_id)
 
 
 _SAID = ("text", "image")
@@ -78,6 +82,27 @@ _SAID = ("text", "image")
 def said_text(parts: list[Part]) -> str:
     """A message's ``content``: the parts it says (``said_in_content``), joined."""
     return "\n".join(p.text for p in parts if said_in_content(p))
+
+
+def answering(parts: list[Part]) -> list[Part]:
+    """A message's tool results that answer a call, as the replay and ``peek`` name them:
+    those naming one; where none does, every result (an orphan alone is its own
+    message's result, unpaired). One with no id beside one that names a call answers
+    nothing (``said_beside``)."""
+    results = [p for p in parts if p.kind == "tool-result"]
+    named = [p for p in results if p.call_id]
+    return named or results
+
+
+def said_beside(parts: list[Part], answers: list[Part]) -> str:
+    """What a message answering ``answers`` says beside them, in written order: its said
+    parts (``said_in_content``) and a result no call is named by beside one that is."""
+    idless = bool(answers) and bool(answers[0].call_id)
+    return "\n".join(
+        p.text
+        for p in parts
+        if said_in_content(p) or (idless and p.kind == "tool-result" and not p.call_id)
+    )
 
 
 def tool_call_part(call_id: Any, name: Any, holder: Mapping[str, Any]) -> Part:

@@ -25,7 +25,7 @@ from .events import strict_rereads
 from .indexing import loads_mended
 from .line_warnings import skipped_line
 from .message import Message, message_from_payload
-from .parts import said_text
+from .parts import answering, said_beside, said_text
 from .reader import (
     is_blank,
     iter_lines,
@@ -65,6 +65,21 @@ class PeekResult:
         if self.error is not None:
             out["error"] = self.error
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class SaidBeside(Message):
+    """A model format's message answering calls, with what it says beside its results
+    (a block of an unknown type, a result naming no call): ``text`` in its payload, as
+    in the replay's message, never dropped."""
+
+    text: str = ""
+
+    def to_payload(self) -> dict[str, Any]:
+        payload = Message.to_payload(self)
+        if self.text:
+            payload["text"] = self.text
+        return payload
 
 
 @dataclass(slots=True)
@@ -380,14 +395,19 @@ def model_peek(path: str, read: Callable[[], Transcript]) -> PeekSource:
         transcript = read()
 
     def message(item: Item) -> Message:
-        answers = [p for p in item.parts if p.kind == "tool-result"]
-        return Message(
-            role=item.role,
+        parts = item.parts
+        answers = answering(parts)
+        if not answers:
             # (as the replay's content says it: an unknown block as written, never dropped)
-            content="\n".join(p.text for p in answers) if answers else said_text(item.parts),
-            tool_calls=tuple(item.tool_calls()),
-            tool_call_id=answers[0].call_id if answers else None,
-        )
+            return Message(item.role, said_text(parts), tuple(item.tool_calls()))
+        content = "\n".join(p.text for p in answers)
+        calls, answered = tuple(item.tool_calls()), answers[0].call_id
+        # (what it says beside its results, as the replay's ``text`` says it; a plain
+        # ``Message`` where it says nothing, as every message was)
+        text = said_beside(parts, answers)
+        if not text:
+            return Message(item.role, content, calls, answered)
+        return SaidBeside(item.role, content, calls, answered, text=text)
 
     def messages() -> Iterator[Message]:
         said = False

@@ -10,11 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from claude_code_helpers import both
 from claude_code_writer import CCWriter, text, tool_use
 from helpers import follow_into, run_cli
 
+from session_core import peek
 from session_core.following import FollowUpdate
 from session_core.formats import CLAUDE_CODE, by_name
 from session_core.model import Transcript
@@ -75,6 +77,21 @@ def test_a_call_with_no_id_is_warned_of_by_its_line(
     warning = f"line 3: a tool_use block {said}: no tool operation is made of it"
     whole = _warned_everywhere(path, warning, monkeypatch, capsys)
     assert [op.call_id for op in whole.tool_operations] == ["t2"]
+    # In the replay and peek: an id written as a string is listed as written; one that is
+    # no string is said raw in the content, as written (was: "id": null, listed), never
+    # listed with a null id; the calls in written order.
+    call = _call(call_id)
+    raw = orjson.dumps(call).decode()
+    listed: list[dict[str, Any]] = []
+    content = "looking"
+    if call_id == "":
+        listed.append({"id": "", "name": "Bash", "arguments": call["input"]})
+    else:
+        content += f"\n{raw}"
+    replayed = by_name(CLAUDE_CODE).replay_json(path)["messages"][1]
+    peeked = peek(path).to_json()["messages"][1]
+    for said in (replayed, peeked):
+        assert (said["content"], said.get("tool-calls", [])) == (content, listed)
 
 
 _IDS = [
@@ -167,3 +184,93 @@ def test_a_server_tools_call_with_no_id_is_warned_of(
     warning = f"line 2: a server_tool_use block {said.replace('tool_use_id', 'id')}: "
     warning += "no tool operation is made of it"
     assert _warned_everywhere(path, warning, monkeypatch, capsys).tool_operations == []
+    # shown raw in its message as an unknown block is (it was in no JSON surface)
+    raw = orjson.dumps(search).decode()
+    (said,) = by_name(CLAUDE_CODE).replay_json(path)["messages"][1:]
+    assert said["content"] == f"{raw}\nfound" and "tool-calls" not in said
+    assert peek(path).to_json()["messages"][1]["content"] == f"{raw}\nfound"
+
+
+_TS = "2026-02-12T16:02:20.000Z"
+
+
+def _line(kind: str, uuid: str, parent: str | None, message: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **{"parentUuid": parent, "isSidechain": False, "type": kind, "uuid": uuid},
+        **{"sessionId": "s1", "timestamp": _TS, "message": message},
+    }
+
+
+def _response(uuid: str, parent: str, block: dict[str, Any], mid: str = "m1") -> dict[str, Any]:
+    usage = {"input_tokens": 1, "output_tokens": 1}
+    message = {"model": "claude-opus-4-6", "id": mid, "role": "assistant"}
+    return _line("assistant", uuid, parent, {**message, "content": [block], "usage": usage})
+
+
+def _user(uuid: str, parent: str | None, content: Any) -> dict[str, Any]:
+    return _line("user", uuid, parent, {"role": "user", "content": content})
+
+
+def _written(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize(("call_id", "said"), _IDS)
+def test_a_parallel_result_with_no_id_stays_in_the_conversation(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    call_id: Any,
+    said: str,
+) -> None:
+    """Two calls of one response split over two lines, each line's result hung from it,
+    the next line from the second's (as Claude Code writes parallel calls): the first
+    result, naming no call, is still sent next and shown as written (it was taken for
+    another branch: the walk kept it as the first call's answer alone)."""
+    first = {"type": "tool_result", "tool_use_id": "t1", "content": "ORPHAN TEXT"}
+    path = _written(
+        tmp_path / "s.jsonl",
+        [
+            _user("u0", None, "list and read"),
+            _response("a1", "u0", tool_use("t1", "Bash", command="ls")),
+            _response("a2", "a1", tool_use("t2", "Read", file_path="a")),
+            _user("r1", "a1", [_answer(first, call_id)]),
+            _user("r2", "a2", [{"type": "tool_result", "tool_use_id": "t2", "content": "a"}]),
+            _response("a3", "r2", text("done"), "m2"),
+        ],
+    )
+    warning = f"line 4: a tool_result block {said}: it is no call's result"
+    _warned_everywhere(path, warning, monkeypatch, capsys)
+    replayed = by_name(CLAUDE_CODE).replay_json(path)["messages"]
+    assert [m["id"] for m in replayed] == ["u0", "a1", "r1", "r2", "a3"]
+    assert "ORPHAN TEXT" in replayed[2]["content"]
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 0 and "5 messages sent next" in out, out
+    for batch in (1 << 16, 200):  # (followed: whole, and a line or two an update)
+        live = by_name(CLAUDE_CODE).live(str(path))
+        follow_into(live.apply, path, batch, parse=False)
+        sent = live.transcript(writer_alive=False).messages
+        assert [m.id for m in sent] == ["u0", "a1", "r1", "r2", "a3"]
+
+
+def test_a_result_with_no_id_beside_one_with_an_id_answers_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its text is said beside the result (``text``), not joined into it, and it is named
+    by no ``tool-call-ids`` entry (it was: ``[t1, null]``), in the replay and peek alike."""
+    real = {"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"}
+    path = _written(
+        tmp_path / "s.jsonl",
+        [
+            _user("u0", None, "list"),
+            _response("a1", "u0", tool_use("t1", "Bash", command="ls")),
+            _user("r1", "a1", [real, {"type": "tool_result", "content": "ORPHAN"}]),
+        ],
+    )
+    both(path, monkeypatch)
+    (answer,) = [m for m in by_name(CLAUDE_CODE).replay_json(path)["messages"] if m["id"] == "r1"]
+    peeked = peek(path).to_json()["messages"][2]
+    for said in (answer, peeked):
+        assert (said["content"], said["tool-call-id"], said["text"]) == ("a.txt", "t1", "ORPHAN")
+        assert "tool-call-ids" not in said

@@ -39,7 +39,7 @@ def _with(payload: dict[str, Any], call_id: Any) -> dict[str, Any]:
         {"type": "custom_tool_call", "name": "apply_patch", "input": "*** Begin Patch"},
     ],
 )
-@pytest.mark.parametrize("ident", [None, "fc_1"])
+@pytest.mark.parametrize("ident", [None, "fc_1", "fc_\x1b[31mX"])
 def test_a_call_with_no_call_id_is_warned_of_by_its_line(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -57,7 +57,9 @@ def test_a_call_with_no_call_id_is_warned_of_by_its_line(
     w.function_output("c2", "/work")
     w.task_complete("t1")
     path = Path(w.path)
-    named = f"'{ident}' (by its id)" if ident else f"'L{odd}' (by its line)"
+    # (quoted as JSON writes it, as every refusal quotes a value: inert)
+    quoted = ident.replace("\x1b", "\\u001b") if ident else None
+    named = f'"{quoted}" (by its id)' if quoted else f'"L{odd}" (by its line)'
     warning = f"line {odd}: a {call['type']} {said}: its operation is named {named}"
     whole = open_transcript(path)
     assert whole.warnings.count(warning) == 1, whole.warnings

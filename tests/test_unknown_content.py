@@ -78,6 +78,10 @@ def test_a_block_beside_a_claude_code_tool_result_is_said_as_written(
     both(path, monkeypatch)
     answer = FMT.replay_json(path)["messages"][1]
     assert (answer["content"], answer["text"]) == ("done", '{"type":"zzz","k":1}')
+    # peek says it alike (it kept the results' text alone: the block was dropped)
+    peeked = peek(path).to_json()["messages"][1]
+    assert (peeked["content"], peeked["text"]) == ("done", '{"type":"zzz","k":1}')
+    assert peeked["tool-call-id"] == "t1"
 
 
 def _codex(tmp_path: Path, *items: dict[str, Any]) -> Path:

@@ -151,10 +151,15 @@ def part_of(block: Any) -> Part:
         name = block.get("name")
         call_id = block.get("id")
         data = block.get("input")
+        if not (isinstance(call_id, str) and call_id):  # (no operation: as written, raw)
+            text = compact(block)
+        elif "input" in block:
+            text = compact(data, CALL_TEXT)
+        else:  # (none written: no arguments shown, never a ``null`` the file did not write)
+            text = ""
         return Part(
             "other",
-            # (none written: no arguments shown, never a ``null`` the file did not write)
-            text=compact(data, CALL_TEXT) if "input" in block else "",
+            text=text,
             call_id=call_id if isinstance(call_id, str) else None,
             name=name if isinstance(name, str) else kind,
             data=data,
@@ -167,7 +172,8 @@ def part_of(block: Any) -> Part:
         data = block.get("input")
         return Part(
             "tool-call",
-            text=call_text(name, data),
+            # (no id a string: no operation, said raw in its message, ``said_in_content``)
+            text=call_text(name, data) if isinstance(call_id, str) else compact(block),
             call_id=call_id if isinstance(call_id, str) else None,
             name=name,
             data=data,

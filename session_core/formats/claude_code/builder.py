@@ -77,6 +77,9 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # A result before its call: its item, part, the part's index, its line's span
         # and what it says of the call (``conversation._answer``).
         self.unpaired: dict[str, tuple[int, Part, int, int, Said]] = {}
+        # The nodes of user lines holding a tool_result with no usable id (rare): kept on
+        # the chain beside the response they follow, as a result is (``chain.recover``).
+        self.idless_answers: list[int] = []
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
         # call id -> its latest progress line and that line's time, until it is answered
         self.progress_at: dict[str, tuple[int, str | None]] = {}

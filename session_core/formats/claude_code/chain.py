@@ -80,6 +80,12 @@ def recover(
             if answer >= 0 and side[answer] == side[node]:
                 on[answer] = 1
             at = next_call[at]
+    # A line whose tool_result names no call (rare) follows its response as a result
+    # does: on the chain where the response line it hangs from is (shown as written).
+    for node in b.idless_answers:
+        parent = b.threads.parent_of(node)
+        if parent >= 0 and on[parent] and kinds[parent] == ASSISTANT and side[parent] == side[node]:
+            on[node] = 1
     return on
 
 

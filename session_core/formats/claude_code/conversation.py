@@ -276,6 +276,8 @@ def user(
     for index, part in enumerate(parts):
         if part.kind == "tool-result" and not part.call_id:
             _no_result_id(b, message, index, line)
+            if node >= 0 and b.idless_answers[-1:] != [node]:
+                b.idless_answers.append(node)
         elif part.kind == "tool-result":
             if alone:
                 said = result_facts(result)

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...indexing import field_said
 from ...parts import Part
+from ...text import as_written
 from ...times import seconds_between
 from ...tool_ops import LazyToolOp, classify_op
 from .items import SETTLED_BY_STATUS, output_call_id
@@ -188,7 +189,7 @@ def no_call_id(kind: str, payload: dict[str, Any], named: str, line: int) -> str
     is named by its item's ``id``, else its line (``named``)."""
     said = field_said(payload, "call_id", "a non-empty string")
     by = "line" if named == f"L{line}" else "id"
-    name = reprlib.repr(named)  # (inert, cut short)
+    name = as_written(named)  # (JSON-quoted as every refusal quotes, inert, cut short)
     return f"line {line}: a {kind} has {said}: its operation is named {name} (by its {by})"
 
 
