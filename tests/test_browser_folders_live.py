@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import zstandard
 from helpers import file_permissions_apply
 from test_browser import QuickApp, browser, scanned, until
+from textual.pilot import Pilot
 
 from session_core import Message, Session
+from viewer.screens.browser import BrowserScreen
 
 SIZE = (120, 30)
 
@@ -38,67 +42,72 @@ def _footer(app: QuickApp) -> str:
     return str(browser(app).query_one("#browser-totals").render())
 
 
-async def test_a_folder_made_unreadable_and_readable_again_is_said_on_its_own(
-    tmp_path: Path,
-) -> None:
+def _two_folders(tmp_path: Path, name: str) -> tuple[Path, Path, Path]:
+    """A root with a session in ``open`` and one in folder ``name``: the root, that folder
+    and its session."""
     root = tmp_path / "runs"
     _session(root / "open" / "s0.jsonl", 0)
-    inside = _session(root / "proj" / "s1.jsonl", 1)
-    folder = root / "proj"
-    try:
-        with file_permissions_apply():  # (and the app's threads, made inside it)
-            app = QuickApp(root)
-            async with app.run_test(size=SIZE) as pilot:
-                await scanned(pilot)
-                screen = browser(app)
-                assert str(inside) in screen.rows
-                os.chmod(folder, 0)
-                await until(pilot, lambda: str(folder) in screen.rows)
-                row = screen.rows[str(folder)]
-                assert row.status == "unreadable" and row.is_folder
-                assert "cannot be listed" in (row.reason or "")
-                assert str(inside) not in screen.rows and str(folder) in screen.order
-                await until(pilot, lambda: any(_warned(n.message) for n in app._notifications))
-                await pilot.pause(0.1)
-                said = _footer(app)
-                assert said.startswith("1 file ") and "1 folder unreadable" in said, said
-                os.chmod(folder, 0o755)
-                await until(pilot, lambda: str(inside) in screen.rows)
-                assert str(folder) not in screen.rows
-                await pilot.pause(0.1)
-                assert _footer(app).startswith("2 files ") and "folder" not in _footer(app)
-                # watched again: a session written there later appears
-                _session(folder / "s2.jsonl", 2)
-                await until(pilot, lambda: str(folder / "s2.jsonl") in screen.rows)
-    finally:
-        os.chmod(folder, 0o755)
+    inside = _session(root / name / "s1.jsonl", 1)
+    return root, root / name, inside
 
 
-async def test_a_folder_unreadable_from_the_start_is_counted_apart_and_comes_back(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "runs"
-    _session(root / "open" / "s0.jsonl", 0)
-    inside = _session(root / "closed" / "s1.jsonl", 1)
-    folder = root / "closed"
-    os.chmod(folder, 0)
+@asynccontextmanager
+async def _browsing(
+    root: Path, folder: Path
+) -> AsyncIterator[tuple[QuickApp, Pilot[None], BrowserScreen]]:
+    """The browser on ``root`` once scanned, file permissions applied (and to the app's
+    threads, made inside it); ``folder`` readable again after, whatever happened."""
     try:
         with file_permissions_apply():
             app = QuickApp(root)
             async with app.run_test(size=SIZE) as pilot:
                 await scanned(pilot)
-                screen = browser(app)
-                assert screen.rows[str(folder)].is_folder
-                said = _footer(app)
-                assert said.startswith("1 file ") and "1 folder unreadable" in said, said
-                os.chmod(folder, 0o755)
-                await until(pilot, lambda: str(inside) in screen.rows)
-                assert str(folder) not in screen.rows
-                await pilot.pause(1.0)  # (its watch begun: the others' were one by one)
-                _session(folder / "s2.jsonl", 2)
-                await until(pilot, lambda: str(folder / "s2.jsonl") in screen.rows)
+                yield app, pilot, browser(app)
     finally:
         os.chmod(folder, 0o755)
+
+
+async def test_a_folder_made_unreadable_and_readable_again_is_said_on_its_own(
+    tmp_path: Path,
+) -> None:
+    root, folder, inside = _two_folders(tmp_path, "proj")
+    async with _browsing(root, folder) as (app, pilot, screen):
+        assert str(inside) in screen.rows
+        os.chmod(folder, 0)
+        await until(pilot, lambda: str(folder) in screen.rows)
+        row = screen.rows[str(folder)]
+        assert row.status == "unreadable" and row.is_folder
+        assert "cannot be listed" in (row.reason or "")
+        assert str(inside) not in screen.rows and str(folder) in screen.order
+        await until(pilot, lambda: any(_warned(n.message) for n in app._notifications))
+        await pilot.pause(0.1)
+        said = _footer(app)
+        assert said.startswith("1 file ") and "1 folder unreadable" in said, said
+        os.chmod(folder, 0o755)
+        await until(pilot, lambda: str(inside) in screen.rows)
+        assert str(folder) not in screen.rows
+        await pilot.pause(0.1)
+        assert _footer(app).startswith("2 files ") and "folder" not in _footer(app)
+        # watched again: a session written there later appears
+        _session(folder / "s2.jsonl", 2)
+        await until(pilot, lambda: str(folder / "s2.jsonl") in screen.rows)
+
+
+async def test_a_folder_unreadable_from_the_start_is_counted_apart_and_comes_back(
+    tmp_path: Path,
+) -> None:
+    root, folder, inside = _two_folders(tmp_path, "closed")
+    os.chmod(folder, 0)
+    async with _browsing(root, folder) as (app, pilot, screen):
+        assert screen.rows[str(folder)].is_folder
+        said = _footer(app)
+        assert said.startswith("1 file ") and "1 folder unreadable" in said, said
+        os.chmod(folder, 0o755)
+        await until(pilot, lambda: str(inside) in screen.rows)
+        assert str(folder) not in screen.rows
+        await pilot.pause(1.0)  # (its watch begun: the others' were one by one)
+        _session(folder / "s2.jsonl", 2)
+        await until(pilot, lambda: str(folder / "s2.jsonl") in screen.rows)
 
 
 async def test_the_cursor_stays_on_a_session_compressed_or_unpacked_in_place(

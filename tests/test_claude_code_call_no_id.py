@@ -7,6 +7,7 @@ warnings), read typed and as dicts alike. So is a ``tool_result`` whose ``tool_u
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +25,41 @@ from session_core.model import Transcript
 _GONE = object()
 
 
-def _call(call_id: Any) -> dict[str, Any]:
-    block = tool_use("t1", "Bash", command="ls")
+def _with_id(block: dict[str, Any], key: str, call_id: Any) -> dict[str, Any]:
+    """``block`` with ``key`` set to ``call_id``, or left out for ``_GONE``."""
     if call_id is _GONE:
-        del block["id"]
+        del block[key]
     else:
-        block["id"] = call_id
+        block[key] = call_id
     return block
 
 
-def _warned_everywhere(
-    path: Path, warning: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> Transcript:
+def _call(call_id: Any) -> dict[str, Any]:
+    return _with_id(tool_use("t1", "Bash", command="ls"), "id", call_id)
+
+
+@dataclass
+class _Env:
+    """The fixtures each test here reads with: a folder, and what ``both`` and the CLI use."""
+
+    tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str]
+
+
+@pytest.fixture
+def env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> _Env:
+    return _Env(tmp_path, monkeypatch, capsys)
+
+
+def _warned_everywhere(path: Path, warning: str, env: _Env) -> Transcript:
     """The file read whole (typed, and as dicts the same), warned of by ``check``, and by
     a followed read: the whole read's transcript."""
-    whole = both(path, monkeypatch)
+    whole = both(path, env.monkeypatch)
     assert whole.warnings.count(warning) == 1, whole.warnings
-    code, out, _err = run_cli(capsys, "check", str(path))
+    code, out, _err = run_cli(env.capsys, "check", str(path))
     assert code == 0 and f"warning: {warning}" in out, out
     live = by_name(CLAUDE_CODE).live(str(path))
 
@@ -61,21 +80,15 @@ def _warned_everywhere(
         (_GONE, "has no id"),
     ],
 )
-def test_a_call_with_no_id_is_warned_of_by_its_line(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    call_id: Any,
-    said: str,
-) -> None:
+def test_a_call_with_no_id_is_warned_of_by_its_line(env: _Env, call_id: Any, said: str) -> None:
     w = CCWriter()
     w.user("list the files")
     w.assistant("m1", [text("looking"), _call(call_id)])
     w.assistant("m2", [tool_use("t2", "Read", file_path="a")])
     w.result("t2", "a's text")
-    path = w.write(tmp_path / "s.jsonl")
+    path = w.write(env.tmp_path / "s.jsonl")
     warning = f"line 3: a tool_use block {said}: no tool operation is made of it"
-    whole = _warned_everywhere(path, warning, monkeypatch, capsys)
+    whole = _warned_everywhere(path, warning, env)
     assert [op.call_id for op in whole.tool_operations] == ["t2"]
     # In the replay and peek: an id written as a string is listed as written; one that is
     # no string is said raw in the content, as written (was: "id": null, listed), never
@@ -103,20 +116,12 @@ _IDS = [
 
 
 def _answer(block: dict[str, Any], call_id: Any) -> dict[str, Any]:
-    if call_id is _GONE:
-        del block["tool_use_id"]
-    else:
-        block["tool_use_id"] = call_id
-    return block
+    return _with_id(block, "tool_use_id", call_id)
 
 
 @pytest.mark.parametrize(("call_id", "said"), _IDS)
 def test_a_result_with_no_id_is_warned_of_by_its_line_and_answers_nothing(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    call_id: Any,
-    said: str,
+    env: _Env, call_id: Any, said: str
 ) -> None:
     """It is shown in its message as written and is no call's result: the call it may
     have meant stays unanswered (interrupted, its writer gone), the next is answered."""
@@ -127,9 +132,9 @@ def test_a_result_with_no_id_is_warned_of_by_its_line_and_answers_nothing(
     w.user([_answer(block, call_id)])
     w.assistant("m2", [tool_use("t2", "Read", file_path="a")])
     w.result("t2", "a's text")
-    path = w.write(tmp_path / "s.jsonl")
+    path = w.write(env.tmp_path / "s.jsonl")
     warning = f"line 3: a tool_result block {said}: it is no call's result"
-    whole = _warned_everywhere(path, warning, monkeypatch, capsys)
+    whole = _warned_everywhere(path, warning, env)
     ops = {op.call_id: op for op in whole.tool_operations}
     assert (ops["t1"].state, ops["t1"].result) == ("interrupted", None)
     assert (ops["t2"].state, ops["t2"].result) == ("completed", "a's text")
@@ -146,44 +151,28 @@ _FOUND = {
 
 
 @pytest.mark.parametrize(("call_id", "said"), _IDS)
-def test_a_server_tools_result_with_no_id_is_warned_of(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    call_id: Any,
-    said: str,
-) -> None:
+def test_a_server_tools_result_with_no_id_is_warned_of(env: _Env, call_id: Any, said: str) -> None:
     w = CCWriter(version="2.0.50")
     w.user("search")
     w.assistant("m1", [_SEARCH, _answer(dict(_FOUND), call_id), text("found")])
-    path = w.write(tmp_path / "s.jsonl")
+    path = w.write(env.tmp_path / "s.jsonl")
     warning = f"line 3: a web_search_tool_result block {said}: it is no call's result"
-    (op,) = _warned_everywhere(path, warning, monkeypatch, capsys).tool_operations
+    (op,) = _warned_everywhere(path, warning, env).tool_operations
     assert (op.call_id, op.result) == ("srv1", None)
 
 
 @pytest.mark.parametrize(("call_id", "said"), _IDS)
-def test_a_server_tools_call_with_no_id_is_warned_of(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    call_id: Any,
-    said: str,
-) -> None:
+def test_a_server_tools_call_with_no_id_is_warned_of(env: _Env, call_id: Any, said: str) -> None:
     """(It made no operation and was said by nothing: ``server_call`` took a block with
     no id for no server tool's.)"""
-    search = dict(_SEARCH)
-    if call_id is _GONE:
-        del search["id"]
-    else:
-        search["id"] = call_id
+    search = _with_id(dict(_SEARCH), "id", call_id)
     w = CCWriter(version="2.0.50")
     w.user("search")
     w.assistant("m1", [search, text("found")])
-    path = w.write(tmp_path / "s.jsonl")
+    path = w.write(env.tmp_path / "s.jsonl")
     warning = f"line 2: a server_tool_use block {said.replace('tool_use_id', 'id')}: "
     warning += "no tool operation is made of it"
-    assert _warned_everywhere(path, warning, monkeypatch, capsys).tool_operations == []
+    assert _warned_everywhere(path, warning, env).tool_operations == []
     # shown raw in its message as an unknown block is (it was in no JSON surface)
     raw = orjson.dumps(search).decode()
     (said,) = by_name(CLAUDE_CODE).replay_json(path)["messages"][1:]
@@ -218,11 +207,7 @@ def _written(path: Path, records: list[dict[str, Any]]) -> Path:
 
 @pytest.mark.parametrize(("call_id", "said"), _IDS)
 def test_a_parallel_result_with_no_id_stays_in_the_conversation(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    call_id: Any,
-    said: str,
+    env: _Env, call_id: Any, said: str
 ) -> None:
     """Two calls of one response split over two lines, each line's result hung from it,
     the next line from the second's (as Claude Code writes parallel calls): the first
@@ -230,7 +215,7 @@ def test_a_parallel_result_with_no_id_stays_in_the_conversation(
     another branch: the walk kept it as the first call's answer alone)."""
     first = {"type": "tool_result", "tool_use_id": "t1", "content": "ORPHAN TEXT"}
     path = _written(
-        tmp_path / "s.jsonl",
+        env.tmp_path / "s.jsonl",
         [
             _user("u0", None, "list and read"),
             _response("a1", "u0", tool_use("t1", "Bash", command="ls")),
@@ -241,11 +226,11 @@ def test_a_parallel_result_with_no_id_stays_in_the_conversation(
         ],
     )
     warning = f"line 4: a tool_result block {said}: it is no call's result"
-    _warned_everywhere(path, warning, monkeypatch, capsys)
+    _warned_everywhere(path, warning, env)
     replayed = by_name(CLAUDE_CODE).replay_json(path)["messages"]
     assert [m["id"] for m in replayed] == ["u0", "a1", "r1", "r2", "a3"]
     assert "ORPHAN TEXT" in replayed[2]["content"]
-    code, out, _err = run_cli(capsys, "check", str(path))
+    code, out, _err = run_cli(env.capsys, "check", str(path))
     assert code == 0 and "5 messages sent next" in out, out
     for batch in (1 << 16, 200):  # (followed: whole, and a line or two an update)
         live = by_name(CLAUDE_CODE).live(str(path))

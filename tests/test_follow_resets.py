@@ -9,6 +9,7 @@ import os
 import shutil
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -385,28 +386,35 @@ def test_a_file_begun_again_between_two_reads_is_read_again(tmp_path: Path, pars
         tail.close()
 
 
-def test_a_file_that_can_be_read_now_is_said_so_not_replaced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A file there but not to be read (mode 000) says why; once it can be read it is read
-    from line 1 and the reset says it can be read now (an audit: the viewer's toast said
-    "truncated or replaced", the follower giving no reason). The open refuses as a mode-000
-    file's does, whoever runs the test."""
+@contextlib.contextmanager
+def _opens_refused() -> Iterator[None]:
+    """Within it, the follower's every open of its file is refused as a mode-000 file's
+    is, whoever runs the test; opens as before after it."""
     import session_core.tail_reader as tail_reader
-
-    path = transcript_at(tmp_path, 2)
-    real = tail_reader._open_ro
 
     def refused(where: str) -> int:
         raise PermissionError(13, "Permission denied", where)
 
-    tail = tail_reader.TailReader(str(path))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tail_reader, "_open_ro", refused)
+        yield
+
+
+def test_a_file_that_can_be_read_now_is_said_so_not_replaced(tmp_path: Path) -> None:
+    """A file there but not to be read (mode 000) says why; once it can be read it is read
+    from line 1 and the reset says it can be read now (an audit: the viewer's toast said
+    "truncated or replaced", the follower giving no reason). The open refuses as a mode-000
+    file's does, whoever runs the test."""
+    from session_core.tail_reader import TailReader
+
+    path = transcript_at(tmp_path, 2)
+    tail = TailReader(str(path))
     try:
-        monkeypatch.setattr(tail_reader, "_open_ro", refused)
-        update = tail.step(None)
-        assert update is not None and update.problem == f"{path} cannot be read: Permission denied"
-        assert not update.envelopes
-        monkeypatch.setattr(tail_reader, "_open_ro", real)
+        with _opens_refused():
+            update = tail.step(None)
+            assert update is not None
+            assert update.problem == f"{path} cannot be read: Permission denied"
+            assert not update.envelopes
         update = tail.step(None)
         assert update is not None and update.reset and update.problem is None
         assert "the file can be read now: reading it again from line 1" in update.warnings
@@ -417,35 +425,29 @@ def test_a_file_that_can_be_read_now_is_said_so_not_replaced(
 
 
 def test_a_file_replaced_by_one_that_cannot_be_read_keeps_what_was_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """Replaced by a file that cannot be opened (mode 000): no reset until it can be (an
     audit: the reset came first, and the viewer threw away every line read for a file it
     never read); the problem says why and what happened, once; then the new file is read
     from line 1, said so."""
-    import session_core.tail_reader as tail_reader
+    from session_core.tail_reader import TailReader
 
     path = transcript_at(tmp_path, 2)
-    real = tail_reader._open_ro
-
-    def refused(where: str) -> int:
-        raise PermissionError(13, "Permission denied", where)
-
-    tail = tail_reader.TailReader(str(path))
+    tail = TailReader(str(path))
     try:
         first = tail.step(None)
         assert first is not None and len(first.envelopes) == 3
         staging = tmp_path / "new.jsonl"
         write_transcript(staging, 4, tag="b")
         os.replace(staging, path)
-        monkeypatch.setattr(tail_reader, "_open_ro", refused)
-        update = tail.step(None)
-        assert update is not None and not update.reset and not update.initial
-        why = f"{path} cannot be read: Permission denied; the file was replaced"
-        assert update.problem is not None and update.problem.startswith(why)
-        assert update.warnings == [update.problem] and not update.envelopes
-        assert tail.step(None) is None  # (said once)
-        monkeypatch.setattr(tail_reader, "_open_ro", real)
+        with _opens_refused():
+            update = tail.step(None)
+            assert update is not None and not update.reset and not update.initial
+            why = f"{path} cannot be read: Permission denied; the file was replaced"
+            assert update.problem is not None and update.problem.startswith(why)
+            assert update.warnings == [update.problem] and not update.envelopes
+            assert tail.step(None) is None  # (said once)
         update = tail.step(None)
         assert update is not None and update.reset and update.problem is None
         assert "the file can be read now: reading it again from line 1" in update.warnings

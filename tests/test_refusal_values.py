@@ -6,6 +6,7 @@ compaction that replaced through it, not the line that is wrong."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,29 @@ def _message(**change: Any) -> dict[str, Any]:
 
 
 _GONE = object()
+
+_Line = dict[str, Any]
+_Checked = Callable[[bytes], tuple[Path, int, str]]
+
+
+def _meta_and(second: _Line, third: _Line | None) -> bytes:
+    """A v1 file's bytes: a session-meta line, then ``second`` and ``third`` if any."""
+    lines = [_envelope("session-meta", {}, 1), second, *([third] if third else [])]
+    return b"".join(orjson.dumps(line) + b"\n" for line in lines)
+
+
+@pytest.fixture
+def checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> _Checked:
+    """Writes a file of the bytes given and runs ``check`` on it: the file, exit code and
+    output."""
+
+    def check(text: bytes) -> tuple[Path, int, str]:
+        path = tmp_path / "s.jsonl"
+        path.write_bytes(text)
+        code, out, _err = run_cli(capsys, "check", str(path))
+        return path, code, out
+
+    return check
 
 
 @pytest.mark.parametrize(
@@ -134,18 +158,11 @@ def test_a_written_value_is_quoted_as_json_inert_and_cut() -> None:
     ],
 )
 def test_a_v1_replay_refusal_quotes_json(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    second: dict[str, Any],
-    third: dict[str, Any] | None,
-    said: str,
+    checked: _Checked, second: _Line, third: _Line | None, said: str
 ) -> None:
     """The replay's refusals (a settle, a compaction's or an elision's target) quote the
     value as the file wrote it, not Python's ``True`` or ``'nope'``."""
-    lines = [_envelope("session-meta", {}, 1), second, *([third] if third else [])]
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
-    code, out, _err = run_cli(capsys, "check", str(path))
+    _path, code, out = checked(_meta_and(second, third))
     assert code == 1 and said in out, out
 
 
@@ -204,19 +221,12 @@ _OUTCOMES = "; a settled operation is one of completed, failed, outcome-unknown"
     ],
 )
 def test_a_refusal_says_a_key_left_out_missing_and_a_value_written_as_written(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    second: dict[str, Any],
-    third: dict[str, Any] | None,
-    said: str,
+    checked: _Checked, second: _Line, third: _Line | None, said: str
 ) -> None:
     """One rule (audit E-F6): ``"op-id": 5`` was "has no op-id", a missing ``outcome``
     "has outcome null"; a key the line left out is missing, a value it wrote is quoted,
     on the plain path and the index pass's (``null`` decodes there as a key left out)."""
-    lines = [_envelope("session-meta", {}, 1), second, *([third] if third else [])]
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
-    code, out, _err = run_cli(capsys, "check", str(path))
+    path, code, out = checked(_meta_and(second, third))
     assert code == 1 and out == f"{path}: bad: {said}\n"
     with pytest.raises(TranscriptError) as refused:
         Session.load(path)
@@ -283,11 +293,7 @@ _BIG = "(beyond a double)"  # dumped as a string, then written as the number 1e9
     ],
 )
 def test_a_number_beyond_a_double_is_quoted_as_written_by_every_refusal(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    second: dict[str, Any],
-    third: dict[str, Any] | None,
-    said: str,
+    checked: _Checked, second: _Line, third: _Line | None, said: str
 ) -> None:
     """One rule (``field_said``) for every refusal of a field: a number beyond a double
     (read as infinity) is quoted as the line wrote it, in a whole read (``check``) and in
@@ -296,11 +302,7 @@ def test_a_number_beyond_a_double_is_quoted_as_written_by_every_refusal(
 
     from session_core.live import LiveTranscript
 
-    lines = [_envelope("session-meta", {}, 1), second, *([third] if third else [])]
-    path = tmp_path / "s.jsonl"
-    text = b"".join(orjson.dumps(line) + b"\n" for line in lines)
-    path.write_bytes(text.replace(orjson.dumps(_BIG), b"1e999"))
-    code, out, _err = run_cli(capsys, "check", str(path))
+    path, code, out = checked(_meta_and(second, third).replace(orjson.dumps(_BIG), b"1e999"))
     assert code == 1 and said in out, out
     live = LiveTranscript(str(path))
     follow_into(live.apply, path, 1 << 10, False)

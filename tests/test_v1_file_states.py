@@ -5,9 +5,12 @@ rest loads), or read as no transcript (its first bad line in the banner)."""
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from helpers import file_permissions_apply, screen_lines, screen_text, wait_for
+from textual.pilot import Pilot
 from v1_screen_helpers import SIZE, replay, story, story_open
 
 from session_core import Message, Session
@@ -286,16 +289,50 @@ async def test_an_open_warnings_dialog_is_renewed_by_a_reset(tmp_path: Path) -> 
         assert "1 warning" in text and "the file was truncated" in text
 
 
+def _twelve_messages(tmp_path: Path) -> Path:
+    """A v1 file of twelve user messages, "message 0" to "message 11"."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        for n in range(12):
+            s.append_message(Message(role="user", content=f"message {n}"))
+    return path
+
+
+async def _replaced_by_its_first_lines(
+    pilot: Pilot[None], view: ItemsView, path: Path, lines: list[bytes]
+) -> None:
+    """``path`` replaced by its first five ``lines`` (a new inode: a reset): four items."""
+    short = path.with_suffix(".tmp")
+    short.write_bytes(b"".join(lines[:5]))
+    short.replace(path)
+    await wait_for(pilot, lambda: len(view.items) == 4)
+    await pilot.pause(0.3)
+
+
+@asynccontextmanager
+async def _on_the_tenth_of_twelve(
+    tmp_path: Path,
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ItemsView, Path, list[bytes]]]:
+    """The app on twelve messages, scrolled up to the tenth: the app, its pilot, the view,
+    the file and its lines."""
+    path = _twelve_messages(tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 12)
+        await pilot.press("g", *["j"] * 9)
+        await wait_for(pilot, lambda: view.cursor == 9)
+        yield app, pilot, view, path, lines
+
+
 async def test_a_rebuild_keeps_the_cursor_at_its_line_and_counts_nothing_re_read(
     tmp_path: Path,
 ) -> None:
     """Scrolled up, the file truncated and written again: the cursor goes back to its
     line once that is read again, and nothing read again is "new" (an audit: "↓ 312 new"
     of 312 items, no cursor); an item appended after that is."""
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={}) as s:
-        for n in range(12):
-            s.append_message(Message(role="user", content=f"message {n}"))
+    path = _twelve_messages(tmp_path)
     body = path.read_bytes()
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
@@ -325,22 +362,8 @@ async def test_a_cursor_moved_after_a_rebuild_stays_where_the_user_put_it(
     """Scrolled up, the file replaced by a shorter one: the end is followed while nothing
     is done, but once the user moves the cursor it stays there, appended items count in
     "↓ N new", and the old line, read again later, does not take the cursor back."""
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={}) as s:
-        for n in range(12):
-            s.append_message(Message(role="user", content=f"message {n}"))
-    lines = path.read_bytes().splitlines(keepends=True)
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) == 12)
-        await pilot.press("g", *["j"] * 9)
-        await wait_for(pilot, lambda: view.cursor == 9)
-        short = tmp_path / "t.tmp"
-        short.write_bytes(b"".join(lines[:5]))
-        short.replace(path)  # (a new inode: a reset)
-        await wait_for(pilot, lambda: len(view.items) == 4)
-        await pilot.pause(0.3)
+    async with _on_the_tenth_of_twelve(tmp_path) as (app, pilot, view, path, lines):
+        await _replaced_by_its_first_lines(pilot, view, path, lines)
         assert view.cursor == 3  # (the end followed: its line not read again yet)
         await pilot.press("g")
         await wait_for(pilot, lambda: view.cursor == 0)
@@ -410,23 +433,9 @@ async def test_a_file_replaced_by_no_transcript_keeps_the_resets_warning(
 async def test_a_resize_after_a_rebuild_is_no_move_of_the_cursor(tmp_path: Path) -> None:
     """A terminal resized while the end is followed after a rebuild moves no cursor of
     the user's: its line, read again, still takes the cursor back."""
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={}) as s:
-        for n in range(12):
-            s.append_message(Message(role="user", content=f"message {n}"))
-    lines = path.read_bytes().splitlines(keepends=True)
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) == 12)
-        await pilot.press("g", *["j"] * 9)
-        await wait_for(pilot, lambda: view.cursor == 9)
+    async with _on_the_tenth_of_twelve(tmp_path) as (_app, pilot, view, path, lines):
         line = view.items[9].line
-        short = tmp_path / "t.tmp"
-        short.write_bytes(b"".join(lines[:5]))
-        short.replace(path)
-        await wait_for(pilot, lambda: len(view.items) == 4)
-        await pilot.pause(0.3)
+        await _replaced_by_its_first_lines(pilot, view, path, lines)
         await pilot.resize_terminal(SIZE[0] - 30, SIZE[1])
         await pilot.pause(0.3)
         with path.open("ab") as f:
