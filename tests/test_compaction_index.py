@@ -8,16 +8,21 @@ import random
 from typing import Any
 
 from session_core.errors import TranscriptError
-from session_core.replay import Entry, ReplayState
+from session_core.replay import Entry, Raw, ReplayState
 
 
 class ReindexingReplay(ReplayState):
     """The plain way: after a compaction, every live entry is indexed again."""
 
     def _compact(
-        self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
+        self,
+        eid: str,
+        envelope: dict[str, Any],
+        payload: dict[str, Any],
+        line: int | None,
+        raw: Raw = None,
     ) -> None:
-        super()._compact(eid, envelope, payload, line)
+        super()._compact(eid, envelope, payload, line, raw)
         self._index.clear()
         self._shift = 0
         for position, entry in enumerate(self.entries):
