@@ -60,3 +60,29 @@ def test_an_item_of_several_lines_read_before_its_line_is_known_says_no_line() -
     assert item_facts(Item("a", "assistant", [], line=0, lines=4))[0] == "4 lines"
     assert item_facts(Item("a", "assistant", [], line=9, lines=4))[0] == "4 lines from line 9"
     assert item_facts(Item("a", "assistant", [], line=0)) == []
+
+
+@pytest.mark.parametrize(("messages", "previewed"), [(4, False), (1_100, True)])
+async def test_a_file_of_a_few_mb_shows_its_end_first(
+    messages: int, previewed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of 3 MB (a usual session) loads whole in a few tenths of a second after
+    start-up: its end is drawn first too, as a 1 GB file's is (it was drawn only once the
+    whole file was read, later than a 1 GB file's end). A file of a few KB is read whole."""
+    from session_core import Message, Session
+
+    path = tmp_path / "s.jsonl"
+    session = Session.create(path, meta={"agent": "t"})
+    for i in range(messages):
+        session.append_message(Message(role="user", content=f"line {i} " + "x" * 3_000))
+    session.close()
+    assert (path.stat().st_size > 3_000_000) is previewed
+    started: list[ModelScreen] = []
+    monkeypatch.setattr(ModelScreen, "follow_file", lambda self: started.append(self))
+    app = TailscopeApp(str(path))
+    async with app.run_test(size=(160, 30)) as pilot:
+        await pilot.pause()
+        screen = app.file_screen
+        assert screen._previewing is previewed
+        if previewed:
+            assert screen.conversation.items  # the end, before the load starts

@@ -44,7 +44,7 @@ PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progres
 # fifth of the load. A batch's model is in ``live`` whether told or not; the ones between
 # are only progress, and a reset, a warning or the load's last batch is always told.
 HAND_ON_EVERY = 0.05
-PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
+PREVIEW_FROM = 2 << 20  # bytes: a file this big shows its end first, while it loads
 PANES_AFTER = 0.5  # seconds: the hidden tabs' panes come by then, drawn content or not
 FIRST_TAB = "conversation"  # every file screen opens on its conversation
 
