@@ -1,0 +1,118 @@
+"""Codex rollouts in the shapes other versions' writers wrote (``fixtures/codex-real``,
+its README names each one's source): every file is detected, checked and replayed, and
+holds what it is there for."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from helpers import fingerprint, run_cli
+
+from session_core.formats import detect_format
+
+REAL = Path(__file__).parent / "fixtures" / "codex-real"
+ROLLOUTS = sorted(REAL.glob("*.jsonl"))
+COMMON = {"format", "meta", "messages", "tool-operations", "compactions", "usage", "warnings"}
+OLD = 1_700_000_000  # (an mtime long past: no writer is at work on the file)
+
+
+@pytest.fixture
+def real(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A copy of the fixture named by the test's parameter, its writer long gone."""
+    path = tmp_path / request.param
+    path.write_bytes((REAL / request.param).read_bytes())
+    os.utime(path, (OLD, OLD))
+    return path
+
+
+def replayed(capsys: pytest.CaptureFixture[str], path: Path) -> dict[str, Any]:
+    before = fingerprint(path)
+    code, out, err = run_cli(capsys, "replay", str(path))
+    assert code == 0 and err == "", err
+    assert fingerprint(path) == before
+    view: dict[str, Any] = orjson.loads(out)
+    assert set(view) >= COMMON and view["format"] == "codex"
+    assert view["warnings"] == []
+    for op in view["tool-operations"]:
+        assert {"call-id", "tool", "state"} <= set(op)
+    return view
+
+
+def test_every_fixture_is_named_in_its_readme() -> None:
+    readme = (REAL / "README.md").read_text()
+    assert ROLLOUTS and all(f"`{path.name}`" in readme for path in ROLLOUTS)
+
+
+@pytest.mark.parametrize("real", [p.name for p in ROLLOUTS], indirect=True)
+def test_each_is_detected_checked_and_replayed(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert detect_format(real) == "codex"
+    code, out, _ = run_cli(capsys, "check", str(real))
+    assert code == 0 and f"{real}: ok (codex, " in out, out
+    view = replayed(capsys, real)
+    assert view["messages"], "each holds a conversation"
+    code, out, _ = run_cli(capsys, "peek", str(real))
+    assert code == 0 and "error" not in orjson.loads(out)
+
+
+@pytest.mark.parametrize("real", ["bare-0.34.jsonl"], indirect=True)
+def test_a_bare_rollout_pairs_its_local_shell_call(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    view = replayed(capsys, real)
+    assert view["meta"]["cli_version"] == "0.34.0"
+    (op,) = view["tool-operations"]
+    assert (op["tool"], op["state"], op["result"]) == ("local_shell", "completed", "a.txt\n")
+    assert view["usage"]["input-tokens"] is None  # (no token_count then: unknown, not 0)
+
+
+@pytest.mark.parametrize("real", ["wrapped-0.46.jsonl"], indirect=True)
+def test_a_0_46_rollout_pairs_counts_and_compacts(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    view = replayed(capsys, real)
+    states = {op["call-id"]: op["state"] for op in view["tool-operations"]}
+    assert states == {
+        "call_1": "completed",
+        "call_2": "completed",  # (the freeform apply_patch)
+        "L19": "completed",  # (a web search, ended by its status)
+        "call_3": "failed",  # (the MCP server's error)
+        "call_4": "completed",  # (an output that is content items: an image)
+        "call_5": "interrupted",  # (its turn aborted)
+    }
+    usage = view["usage"]
+    assert (usage["input-tokens"], usage["cache-read-tokens"]) == (8000, 4000)
+    assert (usage["output-tokens"], usage["reported"]) == (300, 2)
+    kinds = [c.get("trigger") for c in view["compactions"]]
+    assert len(kinds) == 2 and kinds[1] == "rollback"
+    assert {r["type"] for r in view["other-records"]} == {"some_future_item", "future_line_type"}
+
+
+@pytest.mark.parametrize("real", ["paginated-0.155.jsonl"], indirect=True)
+def test_a_paginated_rollout_reads_its_completed_items(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    view = replayed(capsys, real)
+    said = [(m["role"], m["content"].split("\n")[0]) for m in view["messages"]]
+    assert said == [("user", "Fix the parser"), ("assistant", "Fixed it")]
+    (run,) = view["runs"]
+    assert run["state"] == "finished" and run["prompt"] == "Fix the parser"
+
+
+def test_the_typescript_cli_document_is_refused_saying_what_it_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The TypeScript CLI's whole-JSON rollout: every command says what it is, not that
+    its first line ``{`` is no JSON."""
+    path = REAL / "typescript-cli-2025.json"
+    what = "is a rollout of the TypeScript Codex CLI (2025: one JSON document"
+    assert detect_format(path) is None
+    code, out, _ = run_cli(capsys, "check", str(path))
+    assert code == 1 and what in out, out
+    code, _, err = run_cli(capsys, "replay", str(path))
+    assert code == 1 and what in err, err
