@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
+from codex_helpers import CODEX
 from helpers import fingerprint, run_cli
 
 from session_core.formats import detect_format
@@ -116,3 +117,57 @@ def test_the_typescript_cli_document_is_refused_saying_what_it_is(
     assert code == 1 and what in out, out
     code, _, err = run_cli(capsys, "replay", str(path))
     assert code == 1 and what in err, err
+
+
+# -- a paginated subagent: its copy of the parent's history, marked by its header ----------
+
+
+def _both_ways(path: Path) -> list[Any]:
+    """The file read whole (typed lines), and fed a parsed record at a time (the dict
+    path a follow's parsed updates take)."""
+    builder = CODEX.builder(str(path))
+    for number, raw in enumerate(path.read_bytes().splitlines(), 1):
+        builder.feed(orjson.loads(raw), number)
+    return [CODEX.open(path, writer_alive=False), builder.transcript(writer_alive=False)]
+
+
+def _subagent(tmp_path: Path, **header: Any) -> Path:
+    """The paginated subagent fixture, its header's payload updated with ``header``, and
+    its last total going on from its parent's where ``continuing``."""
+    lines = [orjson.loads(raw) for raw in (REAL / "subagent-paginated-0.155.jsonl").open("rb")]
+    continuing = header.pop("continuing", False)
+    lines[0]["payload"].update(header)
+    if continuing:  # (a writer whose count goes on from the parent's copied one)
+        total = lines[-1]["payload"]["info"]["total_token_usage"]
+        parents = lines[4]["payload"]["info"]["total_token_usage"]
+        for key in ("input_tokens", "cached_input_tokens", "output_tokens", "total_tokens"):
+            total[key] += parents[key]
+    path = tmp_path / "rollout-2026-10-06T10-00-00-019c0000-0000-7000-8000-0000000000c1.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    os.utime(path, (OLD, OLD))
+    return path
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {},
+        {"forked_from_id": "019c0000-0000-7000-8000-0000000000a0"},
+        {"continuing": True},
+    ],
+    ids=["parent-named", "forked-from-named", "count-from-parents"],
+)
+def test_a_paginated_subagent_counts_its_own_usage_alone(
+    tmp_path: Path, header: dict[str, Any]
+) -> None:
+    """Its header says where its own history starts (``subagent_history_start_ordinal``):
+    the parent's copied history, with the parent's 4,990,000-token count, is the
+    parent's. Before, the copy's count was added to the subagent's (5,030,100 tokens: the
+    parent's usage counted twice), or, where the header named the parent as the one it
+    was forked from, its file was looked for and, not found, warned of."""
+    path = _subagent(tmp_path, **header)
+    for t in _both_ways(path):
+        u = t.usage
+        assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (1000, 29000, 100)
+        assert u.reported == 1 and t.warnings == []
+    assert "usage 30,100 tok" in CODEX.check(path)
