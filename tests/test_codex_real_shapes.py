@@ -138,8 +138,8 @@ def _subagent(tmp_path: Path, **header: Any) -> Path:
     continuing = header.pop("continuing", False)
     lines[0]["payload"].update(header)
     if continuing:  # (a writer whose count goes on from the parent's copied one)
-        total = lines[-1]["payload"]["info"]["total_token_usage"]
-        parents = lines[4]["payload"]["info"]["total_token_usage"]
+        total = lines[16]["payload"]["info"]["total_token_usage"]
+        parents = lines[6]["payload"]["info"]["total_token_usage"]
         for key in ("input_tokens", "cached_input_tokens", "output_tokens", "total_tokens"):
             total[key] += parents[key]
     path = tmp_path / "rollout-2026-10-06T10-00-00-019c0000-0000-7000-8000-0000000000c1.jsonl"
@@ -152,22 +152,28 @@ def _subagent(tmp_path: Path, **header: Any) -> Path:
     "header",
     [
         {},
-        {"forked_from_id": "019c0000-0000-7000-8000-0000000000a0"},
         {"continuing": True},
+        {"forked_from_id": "019c0000-0000-7000-8000-0000000000a0", "continuing": True},
     ],
-    ids=["parent-named", "forked-from-named", "count-from-parents"],
+    ids=["parent-named", "count-from-parents", "forked-from-named"],
 )
 def test_a_paginated_subagent_counts_its_own_usage_alone(
     tmp_path: Path, header: dict[str, Any]
 ) -> None:
     """Its header says where its own history starts (``subagent_history_start_ordinal``):
     the parent's copied history, with the parent's 4,990,000-token count, is the
-    parent's. Before, the copy's count was added to the subagent's (5,030,100 tokens: the
-    parent's usage counted twice), or, where the header named the parent as the one it
-    was forked from, its file was looked for and, not found, warned of."""
+    parent's, and its turn is the parent's copy. Before, the copy's count was added to the
+    subagent's (5,030,100 tokens: the parent's usage counted twice), its count going on
+    from the parent's or not; where the header named the parent as the one it was forked
+    from, the parent's file was looked for and, not found, warned of, the copy's usage
+    counted as its own."""
     path = _subagent(tmp_path, **header)
     for t in _both_ways(path):
         u = t.usage
         assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (1000, 29000, 100)
         assert u.reported == 1 and t.warnings == []
+        parents, own = t.runs
+        assert parents.copied and parents.prompt == "parent's message"
+        assert not own.copied and own.prompt == "task for the subagent"
+        assert (own.usage.input_tokens, own.usage.output_tokens) == (1000, 100)
     assert "usage 30,100 tok" in CODEX.check(path)
