@@ -13,7 +13,9 @@ import pytest
 from codex_helpers import CODEX
 from helpers import fingerprint, run_cli
 
+from session_core.export import export
 from session_core.formats import detect_format
+from session_core.scan import scan_file
 
 REAL = Path(__file__).parent / "fixtures" / "codex-real"
 ROLLOUTS = sorted(REAL.glob("*.jsonl"))
@@ -177,3 +179,12 @@ def test_a_paginated_subagent_counts_its_own_usage_alone(
         assert not own.copied and own.prompt == "task for the subagent"
         assert (own.usage.input_tokens, own.usage.output_tokens) == (1000, 100)
     assert "usage 30,100 tok" in CODEX.check(path)
+
+
+def test_a_paginated_subagent_is_titled_by_its_own_task(tmp_path: Path) -> None:
+    """Its first turn is its parent's, copied: the browser's row and the export are
+    titled by what the subagent was asked, not by its parent's first prompt (every
+    subagent of a session titled as the session was)."""
+    path = _subagent(tmp_path)
+    assert scan_file(path).title == "task for the subagent"
+    assert export(path, "md").startswith("# task for the subagent\n")
