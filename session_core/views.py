@@ -185,7 +185,13 @@ def older_document(where: str) -> str | None:
         if os.path.getsize(where) > DOCUMENT_LIMIT:
             return None
         with open(where, "rb") as fh:
-            document = orjson.loads(fh.read())
+            head = fh.read(1 << 16)
+            first, _, rest = head.lstrip().partition(b"\n")
+            # (an object pretty-printed, opened on a line of its own, or one line alone:
+            # any other file is not read whole)
+            if first.strip() != b"{" and (first[:1] != b"{" or rest.strip()):
+                return None
+            document = orjson.loads(head + fh.read())
     except (OSError, orjson.JSONDecodeError):
         return None
     if not isinstance(document, dict):

@@ -108,17 +108,20 @@ def test_a_paginated_rollout_reads_its_completed_items(
 
 
 def test_the_typescript_cli_document_is_refused_saying_what_it_is(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """The TypeScript CLI's whole-JSON rollout: every command says what it is, not that
-    its first line ``{`` is no JSON."""
-    path = REAL / "typescript-cli-2025.json"
+    its first line ``{`` is no JSON (nor, written on one line, that it is no transcript)."""
+    pretty = REAL / "typescript-cli-2025.json"
+    one_line = tmp_path / "rollout-2025-04-20-5973b6c0.json"
+    one_line.write_bytes(orjson.dumps(orjson.loads(pretty.read_bytes())))
     what = "is a rollout of the TypeScript Codex CLI (2025: one JSON document"
-    assert detect_format(path) is None
-    code, out, _ = run_cli(capsys, "check", str(path))
-    assert code == 1 and what in out, out
-    code, _, err = run_cli(capsys, "replay", str(path))
-    assert code == 1 and what in err, err
+    for path in (pretty, one_line):
+        assert detect_format(path) is None
+        code, out, _ = run_cli(capsys, "check", str(path))
+        assert code == 1 and what in out, out
+        code, _, err = run_cli(capsys, "replay", str(path))
+        assert code == 1 and what in err, err
 
 
 # -- a paginated subagent: its copy of the parent's history, marked by its header ----------
