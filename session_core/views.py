@@ -164,10 +164,42 @@ def unclaimed(where: str) -> TranscriptError:
 
     if blank_file(where):  # (blank lines, however many, then records: detected)
         return TranscriptError("is empty; a transcript starts with its first record", path=where)
+    older = older_document(where)
+    if older is not None:
+        return TranscriptError(f"is {older}", path=where)
     damage = first_line_damage(where)
     if damage is not None:
         return damage
     return TranscriptError(f"is not a transcript: {not_a_transcript()}", path=where)
+
+
+DOCUMENT_LIMIT = 64 << 20  # a bigger file is not parsed whole to say what it is
+
+
+def older_document(where: str) -> str | None:
+    """What a file that is one JSON object (pretty-printed over many lines, say) is, where
+    a format names it as an older writer's that no reader reads (``unread_document``)."""
+    from .formats import FORMATS
+
+    try:
+        if os.path.getsize(where) > DOCUMENT_LIMIT:
+            return None
+        with open(where, "rb") as fh:
+            head = fh.read(1 << 16)
+            first, _, rest = head.lstrip().partition(b"\n")
+            # (an object pretty-printed, opened on a line of its own, or one line alone:
+            # any other file is not read whole)
+            if first.strip() != b"{" and (first[:1] != b"{" or rest.strip()):
+                return None
+            document = orjson.loads(head + fh.read())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(document, dict):
+        return None
+    for fmt in FORMATS:
+        if (said := fmt.unread_document(document)) is not None:
+            return said
+    return None
 
 
 def blank_file(where: str) -> bool:

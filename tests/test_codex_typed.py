@@ -140,6 +140,16 @@ def test_crlf_story_is_the_same_both_ways(tmp_path: Path) -> None:
     assert_same(path)
 
 
+@pytest.mark.parametrize(
+    "path",
+    sorted((Path(__file__).parent / "fixtures" / "codex-real").glob("*.jsonl")),
+    ids=lambda p: p.name,
+)
+def test_the_other_versions_rollouts_are_the_same_both_ways(path: Path) -> None:
+    """The rollouts in other versions' shapes (``fixtures/codex-real``) alike."""
+    assert_same(path)
+
+
 def test_the_samples_are_the_same_both_ways() -> None:
     found = sorted((SAMPLES / "codex").rglob("*.jsonl"))
     for path in found:

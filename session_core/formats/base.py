@@ -199,6 +199,12 @@ class TranscriptFormat(ABC):
     def claims(self, record: dict[str, Any]) -> bool:
         """Is this parsed first record the start of a file of this format?"""
 
+    def unread_document(self, document: dict[str, Any]) -> str | None:
+        """What a file that is one JSON document, not JSON lines, is, where an older writer
+        of this format wrote such files, which no reader reads (said, not "line 1 is not
+        JSON"); None: none of its writers'."""
+        return None
+
     @abstractmethod
     def builder(self, path: str) -> Builder:
         """A fresh builder for one file."""

@@ -85,6 +85,23 @@ class CodexFormat(AgentFormat):
             and "seq" not in record
         )
 
+    def unread_document(self, document: dict[str, Any]) -> str | None:
+        # The TypeScript Codex CLI (spring 2025) saved each session whole, rewriting one
+        # pretty-printed ``rollout-DATE-ID.json``: ``{session: {timestamp, id,
+        # instructions}, items: [response items]}`` (its ``save-rollout.ts``).
+        session, items = document.get("session"), document.get("items")
+        if (
+            isinstance(session, dict)
+            and isinstance(session.get("id"), str)
+            and isinstance(items, list)
+            and set(document) == {"session", "items"}
+        ):
+            return (
+                "a rollout of the TypeScript Codex CLI (2025: one JSON document, "
+                "{session, items}, not JSON lines), which tailscope does not read"
+            )
+        return None
+
     def builder(self, path: str) -> Builder:
         from .builder import CodexBuilder
 

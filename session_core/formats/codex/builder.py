@@ -278,7 +278,11 @@ class CodexBuilder(CodexEvents):
         self.tally.forked = bool(payload.get("forked_from_id"))
         self.tally.based = builds_on_history(payload)
         parent = payload.get("forked_from_id")
-        if isinstance(parent, str) and parent and not self.tally.based:
+        start = own_history_start(payload)
+        if start is not None and not self.tally.based:
+            self.tally.forked = True
+            self.fork_copy = ForkCopy.marked(start[0], start[1])
+        elif isinstance(parent, str) and parent and not self.tally.based:
             self.fork_copy = ForkCopy(parent)
         base = payload.get("base_instructions", payload.get("instructions"))
         if base is not None:
@@ -453,6 +457,28 @@ _TYPED: dict[type, Callable[[CodexBuilder, Any, bytes | memoryview, int, str | N
     lines.Reasoning: CodexBuilder._typed_reasoning,
     msgspec.Raw: CodexBuilder._typed_context,
 }
+
+
+def own_history_start(payload: dict[str, Any]) -> tuple[str, int] | None:
+    """A paginated subagent's header (0.15x): its parent's thread and the file's last line
+    of the parent's history copied into it, which the header's
+    ``subagent_history_start_ordinal`` tells (the ordinal of the subagent's first line of
+    its own; a line's ordinal is its line number less one). None: no such header, or one
+    whose copy is no more than its own header."""
+    start = payload.get("subagent_history_start_ordinal")
+    if type(start) is not int or start < 2:
+        return None
+    source = payload.get("source")
+    spawn = source.get("subagent") if isinstance(source, dict) else None
+    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+    for parent in (
+        payload.get("forked_from_id"),
+        payload.get("parent_thread_id"),
+        spawn.get("parent_thread_id") if isinstance(spawn, dict) else None,
+    ):
+        if isinstance(parent, str) and parent:
+            return parent, start
+    return None
 
 
 def builds_on_history(payload: dict[str, Any]) -> bool:

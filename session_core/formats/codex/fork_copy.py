@@ -12,7 +12,9 @@ left out on both sides, as upstream's own fork test compares them); it ends wher
 parent's lines end, or where the parent goes on with a new turn or prompt (the fork
 point). A difference inside a turn is no fork point: the copy is then not told (nor is it
 where the parent is not found or cannot be read, until it is: looked for again as the
-fork grows), and the file is read as before, said in a warning.
+fork grows), and the file is read as before, said in a warning. A paginated subagent's
+rollout (0.15x) says where its copy ends itself, and its parent's file is not looked for
+(``ForkCopy.marked``).
 
 Only a fork pays: the two files are read once, read-only, each up to the copy's end and
 one line past it (while the copy is being written, each look goes on from where the last
@@ -60,6 +62,15 @@ class ForkCopy:
         self.why = ""  # UNTOLD: the warning's reason
         self.mark: Mark | None = None
         self.searched: float | None = None  # when its parent was last looked for, not found
+
+    @classmethod
+    def marked(cls, parent: str, end: int) -> ForkCopy:
+        """A copy whose end the file says itself: a paginated subagent's header names the
+        ordinal its own history starts at (``subagent_history_start_ordinal``), and
+        ordinals count the file's lines from 0, so its last copied line is ``end``."""
+        copy = cls(parent)
+        copy.state, copy.end = FOUND, end
+        return copy
 
     def warning(self) -> str | None:
         """What the file's reading says of the copy where it is not told (yet)."""
