@@ -56,10 +56,12 @@ def assistant(
     found = responses.find(key)
     node = b.node_for(facts, uuid, line, ASSISTANT, side)
     gave_up = facts.isApiErrorMessage is True
-    reused = found >= 0 and _reused(b, found, side)
-    if reused:
+    reused = found >= 0 and _reused(b, found, side) and not _continues(b, found, node)
+    # (the same response written again where it was: it takes the earlier's place)
+    again = reused and _written_where_it_was(b, found, node)
+    if reused and not again:
         found = -1
-    if found >= 0 and bool(responses.flags[found] & SIDE) == side:
+    if found >= 0 and bool(responses.flags[found] & SIDE) == side and not again:
         response, item = found, responses.raw[found]
         if typed and b.raw.parts[item] is not None:
             # The item keeps its parts (its first line can not be read again): this
@@ -76,14 +78,20 @@ def assistant(
         item = b.add_item(
             parts, line, node, side, role=message.role or "assistant", kind=kind, ts=ts, model=model
         )
-        # (``found``: another side's; this one takes its place)
-        response = responses.add(key, item, side, len(b.runs) - 1, found, reused=reused)
+        # (``found``: another side's, or this side's written again; this one takes its
+        # place, in its turn)
+        turn = responses.run[found] if again else len(b.runs) - 1
+        response = responses.add(key, item, side, turn, found, reused=reused)
         if found >= 0:
             b.usage.replaced(found)
         if not b.off and b.runs:
             run = b.runs[-1]
             run.items += 1
-            run.responses.append(response)
+            if again:
+                b.copy_of[response] = responses.raw[found]
+                _in_turn(b, turn, found, response)
+            else:
+                run.responses.append(response)
         if model and model != SYNTHETIC and "model" not in b.meta:
             b.meta["model"] = model
     if node >= 0:
@@ -99,7 +107,7 @@ def assistant(
     if message.usage is not None or facts.costUSD is not None:
         b.usage.report(response, message.usage or _NO_USAGE, model, facts.costUSD)
     # (the item of the response this line is of, or the other side's it copies)
-    copied = responses.raw[found] if found >= 0 else item
+    copied = b.copy_of.get(response, responses.raw[found] if found >= 0 else item)
     for index, part in enumerate(parts):
         server = blocks.server_call(part) if part.kind == "other" else None
         if part.kind == "tool-call" or server:
@@ -194,6 +202,35 @@ def _reused(b: ClaudeCodeBuilder, found: int, side: bool) -> bool:
         and bool(responses.flags[found] & SIDE) == side
         and responses.run[found] != len(b.runs) - 1
     )
+
+
+def _continues(b: ClaudeCodeBuilder, found: int, node: int) -> bool:
+    """Is this line the next of response ``found``'s lines (its parent is their last)?"""
+    last = b.responses.nodes.last[found]
+    return node >= 0 and last >= 0 and b.threads.parent_of(node) == last
+
+
+def _written_where_it_was(b: ClaudeCodeBuilder, found: int, node: int) -> bool:
+    """Is this line of a response whose id response ``found`` had, in an earlier turn,
+    that response written again where it was (its first line's parent is this line's)?
+    Claude Code 2.0.x, resuming after failed API calls, wrote a response again, split
+    over lines, under the line it had answered: the same API call, its usage once. (A
+    redacted file's placeholder id, used by every response, is under another line.)"""
+    first = b.responses.nodes.first[found]
+    if node < 0 or first < 0:
+        return False
+    threads = b.threads
+    parent = threads.parent_of(node)
+    return parent >= 0 and parent == threads.parent_of(first)
+
+
+def _in_turn(b: ClaudeCodeBuilder, turn: int, old: int, new: int) -> None:
+    """Response ``new`` takes ``old``'s place in turn ``turn``'s responses."""
+    if 0 <= turn < len(b.runs):
+        listed = b.runs[turn].responses
+        for at, response in enumerate(listed):
+            if response == old:
+                listed[at] = new
 
 
 def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part], line: int, ts: str | None) -> None:
