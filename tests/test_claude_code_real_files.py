@@ -103,7 +103,7 @@ def test_a_real_file_followed_reads_as_its_lines_read_whole(path: Path, tmp_path
             assert _comparable(live.transcript(writer_alive=False)) == _comparable(opened), count
             compared.append(count)
 
-    follow_into(apply, grown, 1024, FMT.parsed_updates)
+    follow_into(apply, grown, 200, FMT.parsed_updates)
     assert compared[-1] == len(lines)
 
 
@@ -112,17 +112,20 @@ def test_a_response_written_again_where_it_was_is_one_response(
 ) -> None:
     """2.0.76, after three failed API calls: msg_01TAywd5NrAe7z8ouQJQM1iL written whole on
     line 5, and (after the next prompt, on resuming) again split over lines 11-13 under the
-    same line. One API call: its usage once, its two Bash calls two operations, its turn
-    the first prompt's (the second prompt got no response)."""
+    same line, its results again too. One API call: its usage once, its two Bash calls two
+    operations, those of the copy the conversation holds, answered by the copy's results
+    (lines 14-15), its turn the first prompt's (the second prompt got no response)."""
     t = both(REAL / "2.0.76-response-written-twice.jsonl", monkeypatch)
     assert t.usage.reported == 1 and t.usage.output_tokens == 221
     assert t.usage.cache_write_tokens == 64845
     assert [(op.tool, op.line, op.result_line) for op in t.tool_operations] == [
-        ("Bash", 5, 6),
-        ("Bash", 5, 7),
+        ("Bash", 12, 14),
+        ("Bash", 13, 15),
     ]
     [reply] = [m for m in t.messages if m.role == "assistant"]
     assert [p.kind for p in reply.parts] == ["reasoning", "tool-call", "tool-call"]
+    assert [op.message_id for op in t.tool_operations] == [reply.id, reply.id]
+    assert [m.line for m in t.messages] == [1, 11, 14, 15, 16]
     assert [run.usage.output_tokens for run in t.runs] == [221, None]
 
 

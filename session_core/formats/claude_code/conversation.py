@@ -116,6 +116,8 @@ def assistant(
                 _no_call_id(b, message, index, line)
             elif not _written_again(b, call_id, item, copied):
                 _call(b, part, index, line, response, item, side, ts)
+            elif response in b.copy_of:  # (the copy on the chain: the call is its block)
+                _moved(b, b.calls.find(call_id), item, line, index, part)
         elif server is False and not part.call_id:
             _no_result_id(b, message, index, line)
         elif server is False and part.call_id:
@@ -233,6 +235,14 @@ def _in_turn(b: ClaudeCodeBuilder, turn: int, old: int, new: int) -> None:
                 listed[at] = new
 
 
+def _moved(b: ClaudeCodeBuilder, at: int, item: int, line: int, index: int, part: Part) -> None:
+    """Call ``at``'s block is written again in a response's copy (``item``): the call is
+    that block, and its result the copy's, once it comes (an answered one's)."""
+    b.calls.moved(at, item, line, _span(b), index, part)
+    if b.calls.result[at] >= 0:
+        b.moved_calls.add(at)
+
+
 def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part], line: int, ts: str | None) -> None:
     """A later line of a response (whose item is ``item``): its blocks join the item's,
     the item ends at it."""
@@ -339,6 +349,11 @@ def user(
             b.unpaired.setdefault(call_id, (item, part, index, span, said))
         elif calls.result[at] < 0:
             _answer(b, at, item, part, index, span, said)
+        elif at in b.moved_calls:  # (its response's copy's result, written again too)
+            b.moved_calls.discard(at)
+            calls.answered_again(at, item, part, index, span, part.is_error)
+            b.answered.append(at)
+            b.chain = None  # (its first answer, on the chain: the chain made again; rare)
     if b.off:
         if side and node >= 0 and facts.parentUuid is None:  # an in-file subagent's
             b.sides.root(len(b.raw) - 1, node, line, ident)
