@@ -107,6 +107,10 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # ending its turn or calling a tool: that reason, as every format's message says
         # it (``[finish refusal]``: ``text.finish_mark``; few items have one)
         self.finishes: dict[int, str] = {}
+        # A response written again where it was (``conversation``): the earlier one's item
+        # (its calls are the copy's: not made again)
+        self.copy_of: dict[int, int] = {}
+        self.moved_calls: set[int] = set()  # its answered calls, till the copy's results
         # The nodes any compaction folded (a byte each, 1: folded), and how many of the
         # boundaries are in it: a boundary's chain is worked out once, so it is OR-ed in
         # once, not again on every snapshot (99 compactions of 200 MB: 12 of a

@@ -233,6 +233,33 @@ class CallColumn:
             self.cut.append(at)
         del self.open[call_id]
 
+    def moved(self, at: int, response: int, line: int, span: int, index: int, part: Part) -> None:
+        """Call ``at``'s block is the ``index``-th part of ``line`` (at ``span``), of
+        ``response``'s item: its response written again there (Claude Code 2.0.x)."""
+        self.response[at] = response
+        self.line[at] = line
+        self.span[at] = span
+        self.part[at] = index
+        if span:
+            self.own.pop(at, None)
+        else:
+            self.own[at] = part
+
+    def answered_again(
+        self, at: int, result: int, part: Part, index: int, span: int, is_error: bool | None
+    ) -> None:
+        """Call ``at``, answered, moved to its response's copy, is answered by the copy's
+        result (``answer``'s arguments): its result is that one."""
+        self.result[at] = result
+        self.result_span[at] = span
+        self.result_part[at] = index
+        if span:
+            self.own_result.pop(at, None)
+        else:
+            self.own_result[at] = part
+        self.result_at.pop(at, None)
+        self.flags[at] = (self.flags[at] & ~ERROR) | (ERROR if is_error else 0)
+
     def answered_on(self, at: int, line: int, ts: str | None) -> None:
         """Call ``at``'s result is on ``line``, written at ``ts`` (not its item's)."""
         self.result_at[at] = (line, ts)

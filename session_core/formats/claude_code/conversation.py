@@ -56,10 +56,12 @@ def assistant(
     found = responses.find(key)
     node = b.node_for(facts, uuid, line, ASSISTANT, side)
     gave_up = facts.isApiErrorMessage is True
-    reused = found >= 0 and _reused(b, found, side)
-    if reused:
+    reused = found >= 0 and _reused(b, found, side) and not _continues(b, found, node)
+    # (the same response written again where it was: it takes the earlier's place)
+    again = reused and _written_where_it_was(b, found, node)
+    if reused and not again:
         found = -1
-    if found >= 0 and bool(responses.flags[found] & SIDE) == side:
+    if found >= 0 and bool(responses.flags[found] & SIDE) == side and not again:
         response, item = found, responses.raw[found]
         if typed and b.raw.parts[item] is not None:
             # The item keeps its parts (its first line can not be read again): this
@@ -76,14 +78,20 @@ def assistant(
         item = b.add_item(
             parts, line, node, side, role=message.role or "assistant", kind=kind, ts=ts, model=model
         )
-        # (``found``: another side's; this one takes its place)
-        response = responses.add(key, item, side, len(b.runs) - 1, found, reused=reused)
+        # (``found``: another side's, or this side's written again; this one takes its
+        # place, in its turn)
+        turn = responses.run[found] if again else len(b.runs) - 1
+        response = responses.add(key, item, side, turn, found, reused=reused)
         if found >= 0:
             b.usage.replaced(found)
         if not b.off and b.runs:
             run = b.runs[-1]
             run.items += 1
-            run.responses.append(response)
+            if again:
+                b.copy_of[response] = responses.raw[found]
+                _in_turn(b, turn, found, response)
+            else:
+                run.responses.append(response)
         if model and model != SYNTHETIC and "model" not in b.meta:
             b.meta["model"] = model
     if node >= 0:
@@ -99,7 +107,7 @@ def assistant(
     if message.usage is not None or facts.costUSD is not None:
         b.usage.report(response, message.usage or _NO_USAGE, model, facts.costUSD)
     # (the item of the response this line is of, or the other side's it copies)
-    copied = responses.raw[found] if found >= 0 else item
+    copied = b.copy_of.get(response, responses.raw[found] if found >= 0 else item)
     for index, part in enumerate(parts):
         server = blocks.server_call(part) if part.kind == "other" else None
         if part.kind == "tool-call" or server:
@@ -108,6 +116,8 @@ def assistant(
                 _no_call_id(b, message, index, line)
             elif not _written_again(b, call_id, item, copied):
                 _call(b, part, index, line, response, item, side, ts)
+            elif response in b.copy_of:  # (the copy on the chain: the call is its block)
+                _moved(b, b.calls.find(call_id), item, line, index, part)
         elif server is False and not part.call_id:
             _no_result_id(b, message, index, line)
         elif server is False and part.call_id:
@@ -194,6 +204,43 @@ def _reused(b: ClaudeCodeBuilder, found: int, side: bool) -> bool:
         and bool(responses.flags[found] & SIDE) == side
         and responses.run[found] != len(b.runs) - 1
     )
+
+
+def _continues(b: ClaudeCodeBuilder, found: int, node: int) -> bool:
+    """Is this line the next of response ``found``'s lines (its parent is their last)?"""
+    last = b.responses.nodes.last[found]
+    return node >= 0 and last >= 0 and b.threads.parent_of(node) == last
+
+
+def _written_where_it_was(b: ClaudeCodeBuilder, found: int, node: int) -> bool:
+    """Is this line of a response whose id response ``found`` had, in an earlier turn,
+    that response written again where it was (its first line's parent is this line's)?
+    Claude Code 2.0.x, resuming after failed API calls, wrote a response again, split
+    over lines, under the line it had answered: the same API call, its usage once. (A
+    redacted file's placeholder id, used by every response, is under another line.)"""
+    first = b.responses.nodes.first[found]
+    if node < 0 or first < 0:
+        return False
+    threads = b.threads
+    parent = threads.parent_of(node)
+    return parent >= 0 and parent == threads.parent_of(first)
+
+
+def _in_turn(b: ClaudeCodeBuilder, turn: int, old: int, new: int) -> None:
+    """Response ``new`` takes ``old``'s place in turn ``turn``'s responses."""
+    if 0 <= turn < len(b.runs):
+        listed = b.runs[turn].responses
+        for at, response in enumerate(listed):
+            if response == old:
+                listed[at] = new
+
+
+def _moved(b: ClaudeCodeBuilder, at: int, item: int, line: int, index: int, part: Part) -> None:
+    """Call ``at``'s block is written again in a response's copy (``item``): the call is
+    that block, and its result the copy's, once it comes (an answered one's)."""
+    b.calls.moved(at, item, line, _span(b), index, part)
+    if b.calls.result[at] >= 0:
+        b.moved_calls.add(at)
 
 
 def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part], line: int, ts: str | None) -> None:
@@ -302,6 +349,11 @@ def user(
             b.unpaired.setdefault(call_id, (item, part, index, span, said))
         elif calls.result[at] < 0:
             _answer(b, at, item, part, index, span, said)
+        elif at in b.moved_calls:  # (its response's copy's result, written again too)
+            b.moved_calls.discard(at)
+            calls.answered_again(at, item, part, index, span, part.is_error)
+            b.answered.append(at)
+            b.chain = None  # (its first answer, on the chain: the chain made again; rare)
     if b.off:
         if side and node >= 0 and facts.parentUuid is None:  # an in-file subagent's
             b.sides.root(len(b.raw) - 1, node, line, ident)
