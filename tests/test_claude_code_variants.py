@@ -165,12 +165,16 @@ def test_preserved_segment_whose_head_is_missing(
     assert [m.text for m in t.messages][-2:] == ["new prompt", "new answer"]
 
 
-def test_subagent_files_beside_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("where", ["projects", "copied-out"])
+def test_subagent_files_beside_the_session(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """2.0.x wrote a subagent's file beside its session's, ``<project>/agent-<id>.jsonl``
-    (every line a sidechain line naming the parent's sessionId), not in ``subagents/``."""
+    (every line a sidechain line naming the parent's sessionId), not in ``subagents/``;
+    a project folder copied out of ``~/.claude/projects`` (``copied-out``) is read alike."""
     from session_core import scan
 
-    folder = tmp_path / "projects" / "-work-proj"
+    folder = tmp_path / where / "-work-proj"
     session = "5e55e55e-0000-4000-8000-00000000000a"
     w = CCWriter(session, version="2.0.28")
     w.user("find the bug")
@@ -198,15 +202,18 @@ def test_subagent_files_beside_the_session(tmp_path: Path, monkeypatch: pytest.M
     ]
     assert t.usage_with_subagents is not None
     assert t.usage_with_subagents.output_tokens == 80
-    # they are not sessions of their own
-    assert FMT.discover(str(folder.parent)) == [str(path)]
-    assert scan.part_of_another(str(folder / "agent-1f2e3d4c.jsonl"))
+    # they are not sessions of their own (in ``~/.claude/projects``: elsewhere, told by
+    # name alone, an agent file is a row of its own)
+    if where == "projects":
+        assert FMT.discover(str(folder.parent)) == [str(path)]
+        assert scan.part_of_another(str(folder / "agent-1f2e3d4c.jsonl"))
     assert not scan.part_of_another(str(path))
     workflow = folder / session / "subagents" / "workflows" / "wf_1" / "agent-a9.jsonl"
     assert scan.part_of_another(str(workflow))  # later 2.1.x nest a workflow's agents
     # a subagent file opened by itself lists no siblings as its own
     alone = FMT.open(folder / "agent-1f2e3d4c.jsonl", writer_alive=False)
     assert alone.subagents == [] and len(alone.messages) == 2
+    assert alone.usage_with_subagents is None  # (its siblings' usage is not its own)
 
 
 def test_prompt_queued_while_busy_is_sent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -333,8 +333,11 @@ def agent_file_names(b: ClaudeCodeBuilder) -> list[str]:
     """The names of the session's subagent files (``agent-<id>.jsonl``), in its
     ``subagents/`` folder (2.1.x) or beside it (2.0.x, those whose lines name it)."""
     folder = folder_of(b.path)
-    if folder == Path(b.path).parent or beside_session(b.path):
-        return []  # a subagent file itself: its siblings are not its own
+    if folder == Path(b.path).parent or Path(b.path).name.startswith("agent-"):
+        # a subagent file itself (in ``subagents/``, or a 2.0.x one beside its session in
+        # any folder, a project's copied out of ``~/.claude/projects`` too): its siblings
+        # are not its own
+        return []
     return _agent_files(folder) or _own_siblings(b)
 
 
