@@ -83,6 +83,7 @@ class TailReader:
         self.unpacked: bytes | None = None
         self.packed_stamp: tuple[int, int] | None = None  # its (size, mtime) when unpacked
         self.damage: str | None = None  # why a damaged one was unpacked only so far
+        self.damage_said: str | None = None  # ...as the warnings said it when it was opened
         self.blocks: list[bytearray] = []  # read into again (``_read_block``)
         # Codex compresses an idle rollout to ``<name>.zst`` and removes the plain file:
         # that copy is read while the plain file is not there (the plain file wins).
@@ -112,7 +113,7 @@ class TailReader:
         self.seen_first = False
         self.head = HeadDetector()
         self.unpacked = self.packed_stamp = None
-        self.damage = None
+        self.damage = self.damage_said = None
         self.ending = b"\n"
         self.refused = (0, 0)
         self.blocked = False
@@ -330,6 +331,10 @@ class TailReader:
                 # is being written, as a plain file's held line; the banner says it)
                 news = self.damage != said  # (cut short no more, or further on)
                 update.growing = self.damage is not None
+                if self.damage is None and self.damage_said is not None:
+                    # (cut when opened, whole now: it was being written, no damage)
+                    update.withdrawn.append(self.damage_said)
+                    self.damage_said = None
         elif self._turned_zstd(st):
             reason = ""  # (nothing was shown of it: its first bytes are held, no line)
         elif self._size(st) < self.offset:
@@ -377,6 +382,7 @@ class TailReader:
                 update.warnings.append(f"{reason}{AGAIN}")
             if self.damage is not None:  # (said once; each update says it stands)
                 update.warnings.append(self.damage)
+                self.damage_said = self.damage
             self.started = True
             self.vanished = False
             self.problem = None
