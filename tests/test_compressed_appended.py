@@ -230,3 +230,69 @@ def test_every_live_model_drops_a_withdrawn_warning(tmp_path: Path, name: str) -
     _append(path, second[cut:])
     apply(_step(tail))
     assert not any(cut_said())
+
+
+def _counted_unpacks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The fds ``unpack_whole`` unpacks from now on (the real one, counted, wherever
+    it is called from)."""
+    from session_core import compressed, tail_reader
+
+    real, fds = compressed.unpack_whole, []
+
+    def counted(fd: int) -> tuple[bytes, str | None] | None:
+        fds.append(fd)
+        return real(fd)
+
+    monkeypatch.setattr(compressed, "unpack_whole", counted)
+    monkeypatch.setattr(tail_reader, "unpack_whole", counted, raising=False)
+    return fds
+
+
+def _rewrite(path: Path, data: bytes, stamp: int) -> None:
+    with open(path, "r+b") as out:  # (in place: the same inode)
+        out.truncate(0)
+        out.write(data)
+    os.utime(path, ns=(stamp, stamp))
+
+
+def test_a_compressed_file_rewritten_is_unpacked_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewritten in place (other lines): the unpack that saw it is no growth is the one
+    read from line 1 (audit: it was unpacked twice, a 20 MB rollout 25 ms more)."""
+    path, lines, frames = _frames(tmp_path)
+    half = len(lines) // 2
+    path.write_bytes(frames[0] + frames[1])
+    tail = TailReader(str(path))
+    assert _step(tail).lines[-1] == len(lines)
+    unpacks = _counted_unpacks(monkeypatch)
+    _rewrite(path, frames[1], 5_000_000_000)
+    again = _step(tail)
+    assert again.reset and again.envelopes == [orjson.loads(line) for line in lines[half:]]
+    assert len(unpacks) == 1
+
+
+def test_a_compressed_file_rewritten_again_while_reopened_is_read_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewritten again between the unpack that saw the rewrite and the open that reads it
+    from line 1: that unpack is not the file opened, which is unpacked as it is now."""
+    import session_core.tail_reader as tail_reader
+
+    path, lines, frames = _frames(tmp_path)
+    half = len(lines) // 2
+    path.write_bytes(frames[0] + frames[1])
+    tail = TailReader(str(path))
+    _step(tail)
+    real_open = tail_reader._open_ro
+
+    def rewritten_first(where: str) -> int:
+        _rewrite(path, frames[0], 7_000_000_000)
+        return real_open(where)
+
+    monkeypatch.setattr(tail_reader, "_open_ro", rewritten_first)
+    unpacks = _counted_unpacks(monkeypatch)
+    _rewrite(path, frames[1], 5_000_000_000)
+    again = _step(tail)
+    assert again.reset and again.envelopes == [orjson.loads(line) for line in lines[:half]]
+    assert len(unpacks) == 2
