@@ -58,6 +58,12 @@ BATCH_SECONDS = 0.1  # ...or fewer, at least this often
 RECHECK_SECONDS = 2.0  # how often live rows are looked at again (a writer may have gone)
 
 
+def _as_given(given: str, base: str) -> str:
+    """A root as the user gave it, or its path where that names no folder but by a way
+    up from here ("." or ".."): the name of its row, and of it in what is said of it."""
+    return base if os.path.basename(os.path.normpath(given)) in (".", "..") else given
+
+
 class BrowserScreen(DirectoryWatch):
     """Every ``*.jsonl`` below a directory: status, agent, activity, usage. Enter opens one."""
 
@@ -117,6 +123,9 @@ class BrowserScreen(DirectoryWatch):
         roots = [root] if isinstance(root, str | os.PathLike) else list(root)
         self.bases = [os.path.abspath(os.fspath(r)) for r in roots]
         self.root = " + ".join(os.fspath(r) for r in roots)
+        # Each root as the user gave it: a row of the root itself is named so ("." said
+        # nothing), as the title names it
+        self.named = [_as_given(os.fspath(r), b) for r, b in zip(roots, self.bases, strict=True)]
         self.base = self.bases[0]
         self.recursive = recursive
         self.live_window = live_window
@@ -278,7 +287,10 @@ class BrowserScreen(DirectoryWatch):
 
     def _rel(self, path: str) -> str:
         """The path below its root; with several roots, below the root's parent (so that
-        ``.claude/projects/...`` and ``.codex/sessions/...`` tell themselves apart)."""
+        ``.claude/projects/...`` and ``.codex/sessions/...`` tell themselves apart); a root
+        itself as it was given (``named``)."""
+        if path in self.bases:
+            return self.named[self.bases.index(path)]
         for base in self.bases:
             if path.startswith(base + os.sep):
                 top = base if len(self.bases) == 1 else os.path.dirname(os.path.dirname(base))
@@ -474,10 +486,20 @@ class BrowserScreen(DirectoryWatch):
     def _refresh_detail(self) -> None:
         path = self._selected_path()
         summary = self.rows.get(path) if path is not None else None
-        one_root = len(self.bases) == 1
         width = self.size.width - 2  # (its padding)
-        text = detail_text(summary, self.root, one_root, self.scanning, bool(self.rows), width)
+        text = detail_text(
+            summary, self._file_named(summary), self.root, self.scanning, bool(self.rows), width
+        )
         self.query_one("#browser-detail", Static).update(text)
+
+    def _file_named(self, summary: FileSummary | None) -> str:
+        """Where the detail says a row's file is: under the root as given (one root), a
+        root itself as its row names it; with several roots, its path."""
+        if summary is None:
+            return ""
+        if len(self.bases) > 1:
+            return summary.path
+        return self.named[0] if summary.path == self.base else os.path.join(self.root, summary.rel)
 
     @on(VirtualTable.Highlighted, "#browser-table")
     def _highlighted(self) -> None:

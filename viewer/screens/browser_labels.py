@@ -3,8 +3,6 @@ cursor's row, built from what the screen holds (``BrowserScreen`` puts them on s
 
 from __future__ import annotations
 
-import os
-
 from rich.text import Text
 
 from session_core.scan import FileSummary, Status
@@ -49,16 +47,15 @@ def title_line(
 
 def detail_text(
     summary: FileSummary | None,
+    shown: str,
     root: str,
-    one_root: bool,
     scanning: bool,
     any_rows: bool,
     width: int,
 ) -> Text:
-    """The detail below the table: the cursor's row (``summary``), else what there is
-    none of. ``one_root``: its path is shown under the root as given."""
+    """The detail below the table: the cursor's row (``summary``, its file ``shown`` as
+    that path), else what there is none of (below ``root``)."""
     if summary is not None:
-        shown = os.path.join(root, summary.rel) if one_root else summary.path
         return detail(summary, shown, width)
     if scanning:
         return Text("reading the directory…", style="dim")

@@ -191,9 +191,13 @@ class DirectoryWatch(Screen[None]):
         # (each as its row names it, cut from the left as the rows cut it: its name kept)
         skipped = ", ".join(fit_path(self._rel(path), 40) for path in message.skipped[:3])
         more = len(message.skipped) - 3
+        # (every root among them: no other folder is watched, nor read)
+        none = all(base in message.skipped for base in self.bases)
+        them = "it" if len(message.skipped) == 1 else "they"
+        then = f"once {them} can be read again" if none else "from the others"
         self.notify(
             f"{count(len(message.skipped), 'folder')} cannot be watched ({skipped}"
-            f"{f', {more} more' if more > 0 else ''}): live updates come from the others.",
+            f"{f', {more} more' if more > 0 else ''}): live updates come {then}.",
             severity="warning",
             timeout=8,
         )
