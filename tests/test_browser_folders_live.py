@@ -181,3 +181,30 @@ def test_a_root_given_as_a_way_up_is_named_by_its_path(
     screen = BrowserScreen("../here", watch=False)
     assert screen._rel(str(tmp_path / "here")) == "../here"
     assert screen._rel(str(tmp_path / "here" / "a" / "s.jsonl")) == "a/s.jsonl"
+
+
+async def test_a_folder_with_no_rows_made_unreadable_is_said_on_the_tick(
+    tmp_path: Path,
+) -> None:
+    """A folder no row is in (no transcript in it: notes alone) made unreadable becomes an
+    ``unreadable`` row on the tick, as a folder with rows does, no ``r`` needed; readable
+    again, its row goes; and one made after the scan is looked at too."""
+    root, _folder, _inside = _two_folders(tmp_path, "proj")
+    notes = root / "notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("not a transcript")
+    async with _browsing(root, notes) as (_app, pilot, screen):
+        assert str(notes) not in screen.rows
+        os.chmod(notes, 0)
+        await until(pilot, lambda: str(notes) in screen.rows)
+        assert screen.rows[str(notes)].status == "unreadable"
+        os.chmod(notes, 0o755)
+        await until(pilot, lambda: str(notes) not in screen.rows)
+        later = root / "later"
+        later.mkdir()
+        await pilot.pause(1.0)  # (its event handed on: the watch lists it)
+        try:
+            os.chmod(later, 0)
+            await until(pilot, lambda: str(later) in screen.rows)
+        finally:
+            os.chmod(later, 0o755)

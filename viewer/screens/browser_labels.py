@@ -3,6 +3,9 @@ cursor's row, built from what the screen holds (``BrowserScreen`` puts them on s
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
+
 from rich.text import Text
 
 from session_core.scan import FileSummary, Status
@@ -67,3 +70,21 @@ def detail_text(
         style="dim",
         end="",
     )
+
+
+def root_named(given: str, base: str) -> str:
+    """A root as the user gave it, or its path (``base``) where that names no folder but
+    by a way up from here ("." or ".."): its row's name, and its name in what is said."""
+    return base if os.path.basename(os.path.normpath(given)) in (".", "..") else given
+
+
+def file_named(
+    summary: FileSummary | None, root: str, bases: Sequence[str], named: Sequence[str]
+) -> str:
+    """Where the detail says a row's file is: under the root as given (one root), a root
+    itself as its row names it (``named``, of ``bases``); with several roots, its path."""
+    if summary is None:
+        return ""
+    if summary.path in bases:
+        return named[bases.index(summary.path)]
+    return os.path.join(root, summary.rel) if len(bases) == 1 else summary.path
