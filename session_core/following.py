@@ -143,6 +143,7 @@ def _drain(tail: TailReader, update: FollowUpdate) -> FollowUpdate:
         more.withdraw_from(update.warnings)
         update.warnings.extend(more.warnings)
         update.offset, update.size = more.offset, more.size
+        update.problem, update.growing = more.problem, more.growing  # (as it stands now)
         update.caught_up = more.caught_up
         update.format = more.format or update.format
     return update

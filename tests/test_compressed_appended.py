@@ -296,3 +296,21 @@ def test_a_compressed_file_rewritten_again_while_reopened_is_read_as_it_is(
     again = _step(tail)
     assert again.reset and again.envelopes == [orjson.loads(line) for line in lines[:half]]
     assert len(unpacks) == 2
+
+
+def test_a_first_update_drained_drops_the_cut_it_said_once_read_whole(tmp_path: Path) -> None:
+    """``follow`` without initial batches drains the first update whole: a cut said in it
+    and read whole before it is sent is not in it (nor withdrawn, never having been sent)."""
+    from session_core.following import _drain
+
+    path, lines, frames = _frames(tmp_path)
+    cut = len(frames[1]) // 2
+    path.write_bytes(frames[0] + frames[1][:cut])
+    tail = TailReader(str(path))
+    first = tail.step(64)  # (a batch of its lines: not all read yet)
+    assert first is not None and not first.caught_up
+    assert any("the last frame is cut" in w for w in first.warnings)
+    _append(path, frames[1][cut:])
+    whole = _drain(tail, first)
+    assert whole.caught_up and whole.lines == list(range(1, len(lines) + 1))
+    assert (whole.warnings, whole.withdrawn, whole.problem) == ([], [], None)
