@@ -192,17 +192,17 @@ def unpack_whole(fd: int) -> tuple[bytes, str | None] | None:
     return b"".join(got), damage  # (one piece: that piece, not a copy)
 
 
-def unpack_grown(fd: int, before: bytes | None) -> tuple[bytes, str | None] | None:
-    """``unpack_whole``, where it unpacks to ``before`` and more (a file followed that
-    changed in place by frames appended alone: read on, not again from line 1); else
-    None, a failed read too (read again from line 1, which says why). None: any file."""
-    if before is None:
-        return unpack_whole(fd)
+def unpack_grown(fd: int, before: bytes) -> tuple[tuple[bytes, str | None] | None, bool]:
+    """``unpack_whole`` of a zstd file unpacked before to ``before`` that changed in
+    place, and whether it unpacks to ``before`` and more (frames appended alone: read on,
+    not again from line 1). (None, False): a failed read, or no zstd file now (read again
+    from line 1, which says why); an unpack that is no growth is the rewritten file's,
+    to be read again from line 1 without unpacking it twice."""
     try:
         unpacked = unpack_whole(fd)
     except OSError:
-        return None
-    return unpacked if unpacked is not None and unpacked[0].startswith(before) else None
+        return None, False
+    return unpacked, unpacked is not None and unpacked[0].startswith(before)
 
 
 def frame_problem(fh: IO[bytes]) -> str | None:

@@ -42,6 +42,11 @@ class FollowUpdate:
     # ``problem`` is the file's end still being written (a zstd frame appended in part to a
     # file grown in place): said in the banner alone, no warning, no toast
     growing: bool = False
+    # Warnings an earlier update said that stand no more: a compressed file's last frame,
+    # cut when it was opened, read whole since (it was being written). A reader that keeps
+    # the warnings drops these (``withdraw_from``), as a torn line that completes is not
+    # warned of; one that printed them as they came may say they stand no more.
+    withdrawn: list[str] = field(default_factory=list)
     caught_up: bool = True  # nothing more was readable when this was sent
     initial: bool = False  # the first update of a file (or of a reset)
     read: str = ""  # the file read: the path followed, or the compressed copy in its place
@@ -56,7 +61,16 @@ class FollowUpdate:
             or self.initial
             or not self.exists
             or self.growing  # (the banner's news: its end is being written)
+            or self.withdrawn
         )
+
+    def withdraw_from(self, warnings: list[str]) -> None:
+        """Take the warnings this update withdraws out of ``warnings`` (kept as said)."""
+        for said in self.withdrawn:
+            for at in range(len(warnings) - 1, -1, -1):  # (the last said: the latest)
+                if warnings[at] == said:
+                    del warnings[at]
+                    break
 
 
 def parse_line(

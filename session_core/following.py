@@ -138,8 +138,12 @@ def _drain(tail: TailReader, update: FollowUpdate) -> FollowUpdate:
         update.spans.extend(more.spans)
         update.source = more.source
         update.held, update.held_line = more.held, more.held_line
+        # (what it withdraws was said in this update, or before it: taken out, or passed on)
+        update.withdrawn.extend(w for w in more.withdrawn if w not in update.warnings)
+        more.withdraw_from(update.warnings)
         update.warnings.extend(more.warnings)
         update.offset, update.size = more.offset, more.size
+        update.problem, update.growing = more.problem, more.growing  # (as it stands now)
         update.caught_up = more.caught_up
         update.format = more.format or update.format
     return update

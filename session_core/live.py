@@ -54,6 +54,7 @@ class LiveTranscript(UpdateNotes):
         if update.format is not None:
             self.format = update.format
         state = self.state
+        update.withdraw_from(state.warnings)
         state.warnings.extend(update.warnings)
         # Lines the file can give back again are kept as their spans, not their dicts.
         events = state.events

@@ -482,9 +482,10 @@ def default_roots(environ: Mapping[str, str] | None = None) -> list[str]:
 
 
 def list_transcript_paths(
-    root: str | os.PathLike[str], recursive: bool = True
+    root: str | os.PathLike[str], recursive: bool = True, *, folders: list[str] | None = None
 ) -> tuple[list[str], list[FileSummary]]:
-    """Every ``*.jsonl`` below ``root`` (sorted), and a summary per unreadable directory.
+    """Every ``*.jsonl`` below ``root`` (sorted), and a summary per unreadable directory;
+    ``folders``: the directories listed are added to it (the browser looks at them again).
 
     Symlinked directories are followed once (a loop is cut); ``*.repair``
     leftovers are not transcripts and are skipped.
@@ -493,6 +494,8 @@ def list_transcript_paths(
     paths: list[str] = []
     _walk_into(walk, walk.root, paths)
     paths.sort()
+    if folders is not None:
+        folders.extend(walk.folders)
     return paths, walk.problems
 
 

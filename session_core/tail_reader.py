@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from .compressed import file_read
+from .compressed import file_read, unpack_grown, unpack_whole
 from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
@@ -40,6 +40,11 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "a device"
+
+
+def _stamp(st: os.stat_result) -> tuple[int, ...]:
+    """A file as it was looked at: an unpack of it stands while this does."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class TailReader:
@@ -83,6 +88,7 @@ class TailReader:
         self.unpacked: bytes | None = None
         self.packed_stamp: tuple[int, int] | None = None  # its (size, mtime) when unpacked
         self.damage: str | None = None  # why a damaged one was unpacked only so far
+        self.damage_said: str | None = None  # ...as the warnings said it when it was opened
         self.blocks: list[bytearray] = []  # read into again (``_read_block``)
         # Codex compresses an idle rollout to ``<name>.zst`` and removes the plain file:
         # that copy is read while the plain file is not there (the plain file wins).
@@ -112,7 +118,7 @@ class TailReader:
         self.seen_first = False
         self.head = HeadDetector()
         self.unpacked = self.packed_stamp = None
-        self.damage = None
+        self.damage = self.damage_said = None
         self.ending = b"\n"
         self.refused = (0, 0)
         self.blocked = False
@@ -145,20 +151,19 @@ class TailReader:
         got = os.preadv(fd, [block], offset)
         return block if got == len(block) else bytes(memoryview(block)[:got])
 
-    def _unpack(self, fd: int, st: os.stat_result, grown: bytes | None = None) -> bool:
+    def _unpack(
+        self, fd: int, st: os.stat_result, known: tuple[bytes, str | None] | None = None
+    ) -> None:
         """Unpack a zstd file whole, a damaged one as far as it goes (``unpack_whole``:
         ``damage`` says why no further; its last line cut is held back as a crash tail);
-        ``grown``: only to those bytes and more (``unpack_grown``), else False."""
-        from .compressed import unpack_grown
-
-        unpacked = unpack_grown(fd, grown)
+        ``known``: its unpack, already made (the file as ``st`` says it is)."""
+        unpacked = known or unpack_whole(fd)
         if unpacked is None:
-            return False
+            return  # (no zstd file)
         self.unpacked, damage = unpacked
         self.damage = None if damage is None else f"{self.reading} cannot be read{damage}"
         self.packed_stamp = (st.st_size, st.st_mtime_ns)
         self.source = None  # spans would name unpacked offsets: readers keep the lines
-        return True
 
     def _turned_zstd(self, st: os.stat_result) -> bool:
         """Whether a file read as plain before it held the 4 bytes of zstd's magic (it
@@ -306,6 +311,7 @@ class TailReader:
         if not stat.S_ISREG(st.st_mode):
             return self._not_a_file(update, st.st_mode)
         reason, news = None, False
+        rewritten: tuple[tuple[bytes, str | None] | None, tuple[int, ...]] = (None, ())
         if self.fd is None:
             if self.vanished and self.existed:
                 reason = "the file appeared again"
@@ -324,12 +330,20 @@ class TailReader:
             reason = "the file was replaced (a new inode, e.g. a repair's rename)"
         elif self.unpacked is not None and (st.st_size, st.st_mtime_ns) != self.packed_stamp:
             said = self.damage
-            if not self._unpack(self.fd, st, self.unpacked):  # (not frames appended alone)
+            again, grown = unpack_grown(self.fd, self.unpacked)
+            if not grown:  # (not frames appended alone)
                 reason = "the compressed file was rewritten"
-            else:  # (a frame appended in part is no damage said in the warnings: it
-                # is being written, as a plain file's held line; the banner says it)
+                rewritten = again, _stamp(st)  # (read from line 1 as unpacked here, once)
+            else:
+                # (a frame appended in part is no damage said in the warnings: it is
+                # being written, as a plain file's held line; the banner says it)
+                self._unpack(self.fd, st, again)
                 news = self.damage != said  # (cut short no more, or further on)
                 update.growing = self.damage is not None
+                if self.damage is None and self.damage_said is not None:
+                    # (cut when opened, whole now: it was being written, no damage)
+                    update.withdrawn.append(self.damage_said)
+                    self.damage_said = None
         elif self._turned_zstd(st):
             reason = ""  # (nothing was shown of it: its first bytes are held, no line)
         elif self._size(st) < self.offset:
@@ -366,7 +380,7 @@ class TailReader:
             self.ino = (fst.st_dev, fst.st_ino)
             self.source = LineSource(os.dup(fd))
             try:
-                self._unpack(fd, fst)
+                self._unpack(fd, fst, rewritten[0] if rewritten[1] == _stamp(fst) else None)
             except OSError as err:
                 self._restart()
                 self.started = True
@@ -377,6 +391,7 @@ class TailReader:
                 update.warnings.append(f"{reason}{AGAIN}")
             if self.damage is not None:  # (said once; each update says it stands)
                 update.warnings.append(self.damage)
+                self.damage_said = self.damage
             self.started = True
             self.vanished = False
             self.problem = None

@@ -13,10 +13,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 import zstandard
 from helpers import file_permissions_apply
 from test_browser import QuickApp, browser, scanned, until
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from session_core import Message, Session
 from viewer.screens.browser import BrowserScreen
@@ -137,3 +139,72 @@ async def test_the_cursor_stays_on_a_session_compressed_or_unpacked_in_place(
         await until(pilot, lambda: str(plain) in screen.rows and str(packed) not in screen.rows)
         await pilot.pause(0.2)
         assert screen._selected_path() == str(plain)
+
+
+async def test_the_root_made_unreadable_is_named_as_it_was_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tailscope runs`` whose ``runs`` becomes unreadable: its row, the detail and the
+    notice name it ``runs`` (they said ``.``, ``runs/.``, "(.)"), as the title does; no
+    other folder is watched, so live updates come once it can be read again."""
+    root, folder, _inside = _two_folders(tmp_path, "proj")
+    monkeypatch.chdir(tmp_path)
+    async with _browsing(Path("runs"), root) as (app, pilot, screen):
+        os.chmod(root, 0)
+        await until(pilot, lambda: str(root) in screen.rows)
+        assert screen.rows[str(root)].rel == "runs" and list(screen.rows) == [str(root)]
+        await until(pilot, lambda: any(_said_closed(n.message) for n in app._notifications))
+        await pilot.pause(0.1)
+        detail = str(screen.query_one("#browser-detail", Static).render())
+        assert detail.startswith("runs  a directory"), detail
+        assert "1 folder unreadable" in _footer(app)
+        os.chmod(root, 0o755)  # (and back: its sessions, then a new one, live again)
+        await until(pilot, lambda: str(folder / "s1.jsonl") in screen.rows)
+        _session(folder / "s2.jsonl", 2)
+        await until(pilot, lambda: str(folder / "s2.jsonl") in screen.rows)
+
+
+def _said_closed(message: object) -> bool:
+    said = "1 folder cannot be watched (runs): live updates come once it can be read again."
+    return str(message) == said
+
+
+def test_a_root_given_as_a_way_up_is_named_by_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tailscope .`` (or ``..``): "." names nothing in a message, its path does."""
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    for given, path in ((".", tmp_path / "here"), ("..", tmp_path), ("./", tmp_path / "here")):
+        screen = BrowserScreen(given, watch=False)
+        assert screen._rel(str(path)) == str(path) and screen.root == given
+    screen = BrowserScreen("../here", watch=False)
+    assert screen._rel(str(tmp_path / "here")) == "../here"
+    assert screen._rel(str(tmp_path / "here" / "a" / "s.jsonl")) == "a/s.jsonl"
+
+
+async def test_a_folder_with_no_rows_made_unreadable_is_said_on_the_tick(
+    tmp_path: Path,
+) -> None:
+    """A folder no row is in (no transcript in it: notes alone) made unreadable becomes an
+    ``unreadable`` row on the tick, as a folder with rows does, no ``r`` needed; readable
+    again, its row goes; and one made after the scan is looked at too."""
+    root, _folder, _inside = _two_folders(tmp_path, "proj")
+    notes = root / "notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("not a transcript")
+    async with _browsing(root, notes) as (_app, pilot, screen):
+        assert str(notes) not in screen.rows
+        os.chmod(notes, 0)
+        await until(pilot, lambda: str(notes) in screen.rows)
+        assert screen.rows[str(notes)].status == "unreadable"
+        os.chmod(notes, 0o755)
+        await until(pilot, lambda: str(notes) not in screen.rows)
+        later = root / "later"
+        later.mkdir()
+        await pilot.pause(1.0)  # (its event handed on: the watch lists it)
+        try:
+            os.chmod(later, 0)
+            await until(pilot, lambda: str(later) in screen.rows)
+        finally:
+            os.chmod(later, 0o755)

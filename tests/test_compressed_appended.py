@@ -9,8 +9,10 @@ import os
 from pathlib import Path
 
 import orjson
+import pytest
 import zstandard
 from codex_writer import story
+from format_fixtures import BUILT_IN
 
 from session_core.follow_update import FollowUpdate
 from session_core.tail_reader import TailReader
@@ -146,3 +148,169 @@ async def test_the_viewer_keeps_no_warning_of_a_frame_appended_in_two_writes(
         assert not screen.transcript.warnings and "warning" not in screen_text(app)
         assert "the last frame is cut" not in screen_text(app)
         assert not said(app, "stays shown until it can be read")
+
+
+def test_a_cut_frame_warned_of_at_open_is_withdrawn_once_read_whole(tmp_path: Path) -> None:
+    """A file opened while its last frame is being written says the cut in its warnings (it
+    may be damage for good); once that frame is whole and read, the warning is withdrawn
+    (``FollowUpdate.withdrawn``), as a torn plain line that completes is warned of no more."""
+    path, lines, frames = _frames(tmp_path)
+    cut = len(frames[1]) // 2
+    path.write_bytes(frames[0] + frames[1][:cut])
+    tail = TailReader(str(path))
+    first = _step(tail)
+    said = [w for w in first.warnings if "the last frame is cut" in w]
+    assert len(said) == 1 and first.withdrawn == []
+    _append(path, frames[1][cut:])
+    more = _step(tail)
+    assert (more.reset, more.warnings, more.problem, more.withdrawn) == (False, [], None, said)
+    assert more.lines[-1] == len(lines)
+    _append(path, frames[0])  # (a whole frame more: nothing left to withdraw)
+    assert _step(tail).withdrawn == []
+
+
+async def test_the_viewer_drops_the_warning_of_a_cut_frame_read_whole(tmp_path: Path) -> None:
+    from helpers import app_loaded, screen_text, wait_for
+
+    from session_core import open_transcript
+    from viewer.screens.model_screen import ModelScreen
+    from viewer.screens.warnings import WarningsScreen
+
+    path, _lines, frames = _frames(tmp_path)
+    cut = len(frames[1]) // 2
+    path.write_bytes(frames[0] + frames[1][:cut])
+    async with app_loaded(path, ModelScreen, (120, 32)) as (app, pilot):
+        screen = app.file_screen
+        assert any("the last frame is cut" in w for w in screen.transcript.warnings)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WarningsScreen))
+        assert "the last frame is cut" in screen_text(app)
+        _append(path, frames[1][cut:])
+        whole = len(open_transcript(path).messages)
+        await wait_for(pilot, lambda: len(screen.transcript.messages) == whole, 20)
+        # (the dialog open over it lists the warnings as they are now)
+        await wait_for(pilot, lambda: "the last frame is cut" not in screen_text(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert not screen.transcript.warnings and "the last frame is cut" not in screen_text(app)
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_every_live_model_drops_a_withdrawn_warning(tmp_path: Path, name: str) -> None:
+    """Each format's live model (and v1's ``LiveTranscript``, a browser row's) keeps the
+    cut's warning while it stands and drops it once the update that reads it whole says so."""
+    from session_core.formats import by_name
+    from session_core.live import LiveTranscript
+
+    fmt = by_name(name)
+    assert fmt is not None
+    lines = BUILT_IN[name](tmp_path / "made").read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    first, second = (
+        zstandard.ZstdCompressor().compress(b"".join(part)) for part in (lines[:half], lines[half:])
+    )
+    path = tmp_path / "file.jsonl.zst"
+    cut = len(second) // 2
+    path.write_bytes(first + second[:cut])
+    live = fmt.live(str(path))
+    replay = LiveTranscript(str(path)) if name == "transcript-v1" else None
+
+    def cut_said() -> list[bool]:
+        kept = [live.transcript().warnings, *([replay.state.warnings] if replay else [])]
+        return [any("the last frame is cut" in w for w in warnings) for warnings in kept]
+
+    def apply(update: FollowUpdate) -> None:
+        live.apply(update)
+        if replay is not None:
+            replay.apply(update)
+
+    tail = TailReader(str(path), parse=fmt.parsed_updates)
+    apply(_step(tail))
+    assert all(cut_said())
+    _append(path, second[cut:])
+    apply(_step(tail))
+    assert not any(cut_said())
+
+
+def _counted_unpacks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The fds ``unpack_whole`` unpacks from now on (the real one, counted, wherever
+    it is called from)."""
+    from session_core import compressed, tail_reader
+
+    real, fds = compressed.unpack_whole, []
+
+    def counted(fd: int) -> tuple[bytes, str | None] | None:
+        fds.append(fd)
+        return real(fd)
+
+    monkeypatch.setattr(compressed, "unpack_whole", counted)
+    monkeypatch.setattr(tail_reader, "unpack_whole", counted, raising=False)
+    return fds
+
+
+def _rewrite(path: Path, data: bytes, stamp: int) -> None:
+    with open(path, "r+b") as out:  # (in place: the same inode)
+        out.truncate(0)
+        out.write(data)
+    os.utime(path, ns=(stamp, stamp))
+
+
+def test_a_compressed_file_rewritten_is_unpacked_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewritten in place (other lines): the unpack that saw it is no growth is the one
+    read from line 1 (audit: it was unpacked twice, a 20 MB rollout 25 ms more)."""
+    path, lines, frames = _frames(tmp_path)
+    half = len(lines) // 2
+    path.write_bytes(frames[0] + frames[1])
+    tail = TailReader(str(path))
+    assert _step(tail).lines[-1] == len(lines)
+    unpacks = _counted_unpacks(monkeypatch)
+    _rewrite(path, frames[1], 5_000_000_000)
+    again = _step(tail)
+    assert again.reset and again.envelopes == [orjson.loads(line) for line in lines[half:]]
+    assert len(unpacks) == 1
+
+
+def test_a_compressed_file_rewritten_again_while_reopened_is_read_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewritten again between the unpack that saw the rewrite and the open that reads it
+    from line 1: that unpack is not the file opened, which is unpacked as it is now."""
+    import session_core.tail_reader as tail_reader
+
+    path, lines, frames = _frames(tmp_path)
+    half = len(lines) // 2
+    path.write_bytes(frames[0] + frames[1])
+    tail = TailReader(str(path))
+    _step(tail)
+    real_open = tail_reader._open_ro
+
+    def rewritten_first(where: str) -> int:
+        _rewrite(path, frames[0], 7_000_000_000)
+        return real_open(where)
+
+    monkeypatch.setattr(tail_reader, "_open_ro", rewritten_first)
+    unpacks = _counted_unpacks(monkeypatch)
+    _rewrite(path, frames[1], 5_000_000_000)
+    again = _step(tail)
+    assert again.reset and again.envelopes == [orjson.loads(line) for line in lines[:half]]
+    assert len(unpacks) == 2
+
+
+def test_a_first_update_drained_drops_the_cut_it_said_once_read_whole(tmp_path: Path) -> None:
+    """``follow`` without initial batches drains the first update whole: a cut said in it
+    and read whole before it is sent is not in it (nor withdrawn, never having been sent)."""
+    from session_core.following import _drain
+
+    path, lines, frames = _frames(tmp_path)
+    cut = len(frames[1]) // 2
+    path.write_bytes(frames[0] + frames[1][:cut])
+    tail = TailReader(str(path))
+    first = tail.step(64)  # (a batch of its lines: not all read yet)
+    assert first is not None and not first.caught_up
+    assert any("the last frame is cut" in w for w in first.warnings)
+    _append(path, frames[1][cut:])
+    whole = _drain(tail, first)
+    assert whole.caught_up and whole.lines == list(range(1, len(lines) + 1))
+    assert (whole.warnings, whole.withdrawn, whole.problem) == ([], [], None)

@@ -98,7 +98,7 @@ async def test_a_file_changed_since_says_the_line_is_gone(
     with it: held back here, as in the moment before the follower looks again.)"""
     from viewer.screens.model_screen_following import ModelFollowingScreen
 
-    monkeypatch.setattr(ModelFollowingScreen, "_renew_warnings", lambda self: None)
+    monkeypatch.setattr(ModelFollowingScreen, "_renew_warnings", lambda self, why: None)
     tail = b'{"type":"user","message":{"role":"user","content":"in flight'
     path = _torn(tmp_path / "s.jsonl", tail)
     async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):

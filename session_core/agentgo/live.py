@@ -66,6 +66,7 @@ class LiveAgentGo(UpdateNotes):
                 self._apply(record, line, spans[at] if spans else 0, broken)
         # What follow said, what was skipped here and what broke a rule, in the lines'
         # order: the same however the file's growth cut its updates (a reset's note first).
+        update.withdraw_from(view.warnings)
         view.warnings.extend(sorted([*update.warnings, *skipped, *broken], key=named_line))
         return update.reset
 

@@ -85,6 +85,7 @@ class LiveModel(UpdateNotes):
             self.builder = self.format.builder(self.path)
         self.note(update)
         builder = self.builder
+        update.withdraw_from(builder.warnings)
         builder.warnings.extend(update.warnings)
         spans = update.spans
         builder.set_source(update.source if spans else None)

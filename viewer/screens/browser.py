@@ -48,8 +48,8 @@ from ..browser_cells import totals as totals_line
 from ..safe import one_line
 from ..widgets.keys_footer import KeysFooter
 from ..widgets.virtual_table import Column, VirtualTable
-from .browser_folders import folder_changes
-from .browser_labels import detail_text, title_line
+from .browser_folders import KnownFolders, folder_changes
+from .browser_labels import detail_text, file_named, root_named, title_line
 from .browser_watch import DirectoryWatch
 from .key_commands import key_commands
 
@@ -117,12 +117,16 @@ class BrowserScreen(DirectoryWatch):
         roots = [root] if isinstance(root, str | os.PathLike) else list(root)
         self.bases = [os.path.abspath(os.fspath(r)) for r in roots]
         self.root = " + ".join(os.fspath(r) for r in roots)
+        # Each root as the user gave it: a row of the root itself is named so ("." said
+        # nothing), as the title names it
+        self.named = [root_named(os.fspath(r), b) for r, b in zip(roots, self.bases, strict=True)]
         self.base = self.bases[0]
         self.recursive = recursive
         self.live_window = live_window
         self.force_polling = force_polling
         self.watching = watch
         self.rows: dict[str, FileSummary] = {}  # absolute path -> its summary
+        self.known_folders = KnownFolders()  # the folders listed (``browser_folders``)
         # live rows followed, brought up to date from what is appended (not read again)
         self.live_rows = LiveRows(live_window)
         self.order: list[str] = []  # the rows shown (the filter's), in the sort's order
@@ -225,10 +229,12 @@ class BrowserScreen(DirectoryWatch):
         worker = get_current_worker()
         paths: list[str] = []
         problems: list[FileSummary] = []
+        listed: list[str] = []
         for base in self.bases:
-            found, unlisted = list_transcript_paths(base, self.recursive)
+            found, unlisted = list_transcript_paths(base, self.recursive, folders=listed)
             paths.extend(found)
             problems.extend(unlisted)
+        self.known_folders.replace(listed)
         total = len(paths) + len(problems)
         batch = list(problems)
         self.post_message(self.Scanned([], 0, total, False))
@@ -278,7 +284,10 @@ class BrowserScreen(DirectoryWatch):
 
     def _rel(self, path: str) -> str:
         """The path below its root; with several roots, below the root's parent (so that
-        ``.claude/projects/...`` and ``.codex/sessions/...`` tell themselves apart)."""
+        ``.claude/projects/...`` and ``.codex/sessions/...`` tell themselves apart); a root
+        itself as it was given (``named``)."""
+        if path in self.bases:
+            return self.named[self.bases.index(path)]
         for base in self.bases:
             if path.startswith(base + os.sep):
                 top = base if len(self.bases) == 1 else os.path.dirname(os.path.dirname(base))
@@ -353,7 +362,9 @@ class BrowserScreen(DirectoryWatch):
         fresh = [self._resummarise(s.path, locks) for s in targets if os.path.isfile(s.path)]
         changed = [s for s in fresh if self.rows.get(s.path) != s]
         # (folders made unreadable, or readable again: said as a scan again would say them)
-        came, gone, opened = folder_changes(self.rows, self.bases, self.recursive, self._summarise)
+        came, gone, opened = folder_changes(
+            self.rows, self.bases, self.recursive, self._summarise, self.known_folders
+        )
         self._folders_again |= opened  # (a watch of folders one by one: that one too)
         if changed or came or gone:
             self.post_message(self.Changed(changed + [self._placed(s) for s in came], gone))
@@ -474,9 +485,9 @@ class BrowserScreen(DirectoryWatch):
     def _refresh_detail(self) -> None:
         path = self._selected_path()
         summary = self.rows.get(path) if path is not None else None
-        one_root = len(self.bases) == 1
         width = self.size.width - 2  # (its padding)
-        text = detail_text(summary, self.root, one_root, self.scanning, bool(self.rows), width)
+        shown = file_named(summary, self.root, self.bases, self.named)
+        text = detail_text(summary, shown, self.root, self.scanning, bool(self.rows), width)
         self.query_one("#browser-detail", Static).update(text)
 
     @on(VirtualTable.Highlighted, "#browser-table")

@@ -4,6 +4,7 @@ cursor's row, built from what the screen holds (``BrowserScreen`` puts them on s
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from rich.text import Text
 
@@ -49,16 +50,15 @@ def title_line(
 
 def detail_text(
     summary: FileSummary | None,
+    shown: str,
     root: str,
-    one_root: bool,
     scanning: bool,
     any_rows: bool,
     width: int,
 ) -> Text:
-    """The detail below the table: the cursor's row (``summary``), else what there is
-    none of. ``one_root``: its path is shown under the root as given."""
+    """The detail below the table: the cursor's row (``summary``, its file ``shown`` as
+    that path), else what there is none of (below ``root``)."""
     if summary is not None:
-        shown = os.path.join(root, summary.rel) if one_root else summary.path
         return detail(summary, shown, width)
     if scanning:
         return Text("reading the directory…", style="dim")
@@ -70,3 +70,21 @@ def detail_text(
         style="dim",
         end="",
     )
+
+
+def root_named(given: str, base: str) -> str:
+    """A root as the user gave it, or its path (``base``) where that names no folder but
+    by a way up from here ("." or ".."): its row's name, and its name in what is said."""
+    return base if os.path.basename(os.path.normpath(given)) in (".", "..") else given
+
+
+def file_named(
+    summary: FileSummary | None, root: str, bases: Sequence[str], named: Sequence[str]
+) -> str:
+    """Where the detail says a row's file is: under the root as given (one root), a root
+    itself as its row names it (``named``, of ``bases``); with several roots, its path."""
+    if summary is None:
+        return ""
+    if summary.path in bases:
+        return named[bases.index(summary.path)]
+    return os.path.join(root, summary.rel) if len(bases) == 1 else summary.path

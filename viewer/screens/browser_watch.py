@@ -24,6 +24,8 @@ from ..safe import fit_path, one_line
 if TYPE_CHECKING:
     from session_core.scan import FileSummary
 
+    from .browser_folders import KnownFolders
+
 
 class DirectoryWatch(Screen[None]):
     """The browser screen's watch of its folders (``BrowserScreen`` is one: this posts
@@ -31,6 +33,7 @@ class DirectoryWatch(Screen[None]):
 
     # The browser's, which the watch reads.
     bases: list[str]
+    known_folders: KnownFolders
     recursive: bool
     force_polling: bool
     rows: dict[str, FileSummary]
@@ -166,7 +169,9 @@ class DirectoryWatch(Screen[None]):
                 elif os.path.isdir(path):
                     # a new directory: files written before its watch began sent no event
                     if change == Change.added:
-                        inside, _ = list_transcript_paths(path, self.recursive)
+                        listed: list[str] = []
+                        inside, _ = list_transcript_paths(path, self.recursive, folders=listed)
+                        self.known_folders.add(listed)  # (said unreadable, if it comes to that)
                         fresh.extend(self._summarise(p) for p in inside)
                         new_folder = True
                 elif os.path.isfile(path) and part_of_another(path):
@@ -191,9 +196,13 @@ class DirectoryWatch(Screen[None]):
         # (each as its row names it, cut from the left as the rows cut it: its name kept)
         skipped = ", ".join(fit_path(self._rel(path), 40) for path in message.skipped[:3])
         more = len(message.skipped) - 3
+        # (every root among them: no other folder is watched, nor read)
+        none = all(base in message.skipped for base in self.bases)
+        them = "it" if len(message.skipped) == 1 else "they"
+        then = f"once {them} can be read again" if none else "from the others"
         self.notify(
             f"{count(len(message.skipped), 'folder')} cannot be watched ({skipped}"
-            f"{f', {more} more' if more > 0 else ''}): live updates come from the others.",
+            f"{f', {more} more' if more > 0 else ''}): live updates come {then}.",
             severity="warning",
             timeout=8,
         )

@@ -90,6 +90,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self._draw_cost = 0.0
         self._last_cost = math.inf  # the last snapshot's own
         self._pending = False
+        self._withdrawn = False  # an update withdrew warnings since the last draw
         # The file's size as of the snapshot drawn, which the header says beside its
         # counts: the model's own runs ahead between draws (it said "472 B | 0 lines").
         self._drawn_size = 0
@@ -162,6 +163,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
     # -- following --------------------------------------------------------------------
 
     def _apply_update(self, update: FollowUpdate) -> None:
+        self._withdrawn = self._withdrawn or bool(update.withdrawn)
         wait = self._draw_wait(update)
         if wait > 0:
             # A big load arrives in many batches, and a fast writer in many appends: a
@@ -176,7 +178,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             self.conversation.rebuilt()  # (its cursor kept at its line, nothing re-read new)
         self._draw(to_end=True if (update.reset or not self._loaded) else None)
         if update.reset:
-            self._renew_warnings()
+            self._renew_warnings("the file was read again from line 1: its warnings now")
         if update.caught_up and not self._loaded:
             self._loaded = True
             # That draw (a big file's first whole snapshot: 0.2 s at 1 GB) is no measure
@@ -184,15 +186,15 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             self._draw_cost = 0.0
             self._refresh_status()  # (drawn as still loading a moment ago)
 
-    def _renew_warnings(self) -> None:
+    def _renew_warnings(self, why: str) -> None:
         """A warnings dialog open over this screen lists the file's warnings as they are
-        after a reset (it kept the file's before it, a count the header no longer said)."""
+        after a reset, or an update that withdrew some (it kept those, a count the header
+        no longer said); ``why`` the list changed."""
         from .warnings import WarningsScreen
 
         stack = self.app.screen_stack
         for screen in stack[stack.index(self) + 1 :] if self in stack else ():
             if isinstance(screen, WarningsScreen):
-                why = "the file was read again from line 1: its warnings now"
                 screen.renew(list(self.transcript.warnings), self.unfinished(), why)
 
     def _unfinished(self) -> str:
@@ -257,6 +259,9 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]
         if self.carried:  # (why the screen of another format gave way to this one)
             self.transcript.warnings = [*self.carried, *self.transcript.warnings]
+        if self._withdrawn:  # (a compressed file's cut end, read whole since)
+            self._withdrawn = False
+            self._renew_warnings("the file's end, cut when it was opened, was read whole")
         self.conversation.show(self.transcript, to_end=to_end)
         self._stale = {"tools", "runs", "diff"}
         self._refresh_pane(self.query_one(TabbedContent).active)
