@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .term_reading import reading
-from .text import SEARCH_DRAWINGS, search_drawn
+from .text import CONTROL_TABLE, SEARCH_DRAWINGS, TEXTS_APART, search_drawn
 
 # The characters beyond ASCII whose fold holds ASCII (``FOLD_TO_ASCII[c]``: those ASCII
 # characters): a line's bytes may hold one of these where its text holds the term.
@@ -72,6 +72,16 @@ def fold(text: str) -> str:
     if folded.isascii() or "\u0307" not in folded:  # (a look is quicker than a replace)
         return folded
     return folded.replace(_DOTTED, "i")
+
+
+def needle_of(term: str) -> str:
+    """``term`` as a search of texts joined apart (``text.searched_apart``) looks for it:
+    folded, a ``TEXTS_APART`` it holds (pasted) as its picture ``␞``, as a text's own is
+    searched, so that it never finds the joins."""
+    needle = fold(term)
+    if TEXTS_APART in needle:
+        return needle.replace(TEXTS_APART, CONTROL_TABLE[ord(TEXTS_APART)])
+    return needle
 
 
 def folder(needle: str, apart: bool = False) -> Callable[[str], str]:
@@ -160,6 +170,7 @@ __all__ = [
     "FOLD_TO_ASCII",
     "fold",
     "holds",
+    "needle_of",
     "spans",
     "unfolded",
     "unfolds_in",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .fold import fold, folder
+from .fold import folder, needle_of
 from .json_out import dumps
 from .parts import Part, WordedPart
 from .patch_args import patch_of, patch_said
@@ -165,7 +165,7 @@ def find(
     ``CHECK_EVERY`` items)."""
     from .column_items import Items
 
-    needle = fold(term)
+    needle = needle_of(term)
     if isinstance(items, Items):
         return items.find(needle, start, cancelled, stop, readable)
     found: list[int] = []
@@ -204,7 +204,7 @@ class OpSearch:
     """A search for ``term`` (any case) in tool operations (``op_search_text``)."""
 
     def __init__(self, term: str) -> None:
-        self.needle = fold(term)
+        self.needle = needle_of(term)
 
     def find(
         self,
@@ -231,7 +231,7 @@ class TextSearch:
     joined by ``text.searched_apart``)."""
 
     def __init__(self, term: str, text_of: Callable[[Any, int], str], apart: bool = False) -> None:
-        self.needle = fold(term)
+        self.needle = needle_of(term)
         self.text_of = text_of
         self.apart = apart
 

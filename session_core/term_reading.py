@@ -62,8 +62,8 @@ class Reading:
     # a character drawn as an escape (``DRAWN_AS_ESCAPE``; for a needle beyond ASCII,
     # any character beyond ASCII) is read whole.
     drawn: bool
-    # No line can be ruled out by its bytes: an empty needle, one over two texts (a
-    # newline), one drawn with a space (drawn, a tab is four spaces).
+    # No line can be ruled out by its bytes: an empty needle, one with a newline, one
+    # drawn with a space (drawn, a tab is four spaces; not where it is ``␉``).
     every_line: bool
     # A tool call's line is read whole: its row, reshaped, may hold the needle where its
     # arguments as written do not.
@@ -97,7 +97,8 @@ def reading(needle: str) -> Reading:
     elif holds_drawn(needle):
         drawing = "inert"
     drawn = bool(drawing)
-    every_line = not needle or "\n" in needle or (drawn and " " in needle)
+    # (a space may be a tab drawn, but where a tab is drawn ``␉``)
+    every_line = not needle or "\n" in needle or (drawn and drawing != "name" and " " in needle)
     call_lines = (
         drawn
         or not _RESHAPED.isdisjoint(needle)

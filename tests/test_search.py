@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import session_core.formats.v1.model as v1_model
 from session_core.column_items import Items
-from session_core.fold import fold, folder
+from session_core.fold import folder, needle_of
 from session_core.formats import format_of
 from session_core.line_filter import MAX_ENCODINGS, encodings
 from session_core.model import Item
@@ -42,7 +42,7 @@ odd_values = st.none() | st.integers(-5, 5) | st.booleans() | st.lists(texts, ma
 
 def brute(items: Sequence[Item], term: str) -> list[int]:
     """What a search finds, every item built and looked at."""
-    needle = fold(term)
+    needle = needle_of(term)  # (a pasted join as its picture, as a text's own)
     folded = folder(needle, apart=True)  # (a mark as drawn, ␛, ⏎: in the texts drawn)
     return [i for i in range(len(items)) if needle in folded(item_search_text(items[i]))]
 

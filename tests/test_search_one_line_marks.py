@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from model_screen_helpers import IDLE, opened, until
 from test_search_drawn_escapes_viewer import typed
 
-from session_core.fold import fold, folder, holds
+from session_core.fold import fold, folder, holds, needle_of
 from session_core.formats import by_name
 from session_core.line_filter import LineFilter
 from session_core.search import OpSearch, find, item_search_text
@@ -95,6 +95,10 @@ def test_texts_apart_are_never_one() -> None:
         needle = fold(term)
         assert needle not in folder(needle, apart=True)(searched_apart(["user", "message"]))
     assert fold("␞") in folder(fold("␞"), apart=True)(joined)
+    # (a join pasted into a term is looked for as its picture: a text's own, not a join)
+    pasted = needle_of("SAY\x1e")
+    assert pasted == "say␞" and pasted in folder(pasted, apart=True)(joined)
+    assert needle_of("user\x1e") not in folder(needle_of("user\x1e"), apart=True)(joined)
 
 
 def test_the_prefilter_lets_every_line_the_mark_may_be_in_through() -> None:
