@@ -58,10 +58,7 @@ def reindexing_state(where: str) -> Any:
     from session_core.replay import ReplayState
 
     class ReindexingReplay(ReplayState):
-        def _compact(
-            self, eid: str, envelope: Any, payload: Any, line: int | None, raw: Any = None
-        ) -> None:
-            super()._compact(eid, envelope, payload, line, raw)
+        def _compacted(self, compaction: Any, head: Any) -> None:
             self._index.clear()
             self._shift = 0
             for position, entry in enumerate(self.entries):

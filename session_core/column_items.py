@@ -146,7 +146,8 @@ class Items(Indexed[Item]):
         column = self._column
         skipping = Skipping.of(column, needle, readable)
         found: list[int] = []
-        folded = folder(needle)  # (``fold``, but for a control as drawn: ``␛``)
+        # (``fold``, but for a mark as drawn: ``␛``, ``⏎``; each search text's texts apart)
+        folded = folder(needle, apart=True)
         step = search.CHECK_EVERY
         end = self._n if stop is None else min(stop, self._n)
         for first in range(start, end, step):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .term_reading import reading
-from .text import inert
+from .text import CONTROL_TABLE, SEARCH_DRAWINGS, TEXTS_APART, search_drawn
 
 # The characters beyond ASCII whose fold holds ASCII (``FOLD_TO_ASCII[c]``: those ASCII
 # characters): a line's bytes may hold one of these where its text holds the term.
@@ -74,18 +74,40 @@ def fold(text: str) -> str:
     return folded.replace(_DOTTED, "i")
 
 
-def folder(needle: str) -> Callable[[str], str]:
+def needle_of(term: str) -> str:
+    """``term`` as a search of texts joined apart (``text.searched_apart``) looks for it:
+    folded, a ``TEXTS_APART`` it holds (pasted) as its picture ``␞``, as a text's own is
+    searched, so that it never finds the joins."""
+    needle = fold(term)
+    if TEXTS_APART in needle:
+        return needle.replace(TEXTS_APART, CONTROL_TABLE[ord(TEXTS_APART)])
+    return needle
+
+
+def folder(needle: str, apart: bool = False) -> Callable[[str], str]:
     """How a search of the folded ``needle`` folds each text it looks in: ``fold``; for
     a needle holding a mark as the screen draws it (``term_reading``: ESC ``␛``, a C1
     control ``\\x9b``, a bidi override ``\\u202e``, a joiner that joins nothing
-    ``\\u200d``), the text drawn inert first (``inert``), so that a term as the screen
-    shows it, and as ``c`` copies it, is found (``/␛[31m``) in the text as written (an
-    ESC). Only such a needle pays for it."""
-    return _fold_inert if reading(needle).drawn else fold
+    ``\\u200d``; a row's newline ``⏎``, a name's tab ``␉``), the text drawn so first
+    (``text.search_drawn``), so that a term as the screen shows it, and as ``c``
+    copies it, is found (``/␛[31m``, ``/cd src⏎make``) in the text as written (an ESC, a
+    newline). Only such a needle pays for it. ``apart``: each text is texts joined by
+    ``text.searched_apart`` (an item's search text), its joins not drawn."""
+    return _FOLDERS.get((reading(needle).drawing, apart), fold)
 
 
-def _fold_inert(text: str) -> str:
-    return fold(inert(text))
+def _drawn_folder(drawing: str, apart: bool) -> Callable[[str], str]:
+    def folded(text: str) -> str:
+        return fold(search_drawn(text, drawing, apart))
+
+    return folded
+
+
+_FOLDERS = {
+    (drawing, apart): _drawn_folder(drawing, apart)
+    for drawing in SEARCH_DRAWINGS
+    for apart in (False, True)
+}
 
 
 def holds(text: str, needle: str) -> bool:
@@ -148,6 +170,7 @@ __all__ = [
     "FOLD_TO_ASCII",
     "fold",
     "holds",
+    "needle_of",
     "spans",
     "unfolded",
     "unfolds_in",

@@ -7,8 +7,9 @@ parsing it: a string of the line holding the term holds it written as JSON write
 so the ASCII-lowered line holds one of the term's encodings (``encodings``), unless
 
 * the term is read in what its texts are drawn as (it holds a mark as drawn, ``␛``,
-  ``\\x9b``: ``term_reading``, the one decision of which lines are read whole): an
-  ASCII line holds a picture's control raw or short-escaped, an escape as text; a
+  ``\\x9b``, ``⏎``: ``term_reading``, the one decision of which lines are read whole):
+  an ASCII line holds a picture's control raw or short-escaped (a ``⏎`` a newline or a
+  CRLF escaped, a ``␉`` a tab), an escape as text; a
   line holding a character drawn as an escape (``\\x9b``, raw) is looked at; a term
   with a space, or over two texts (a newline): no prefilter then;
 * an escape ``\\uXXXX`` wrote one of its characters (any line with ``\\u`` is looked at);
@@ -31,7 +32,7 @@ from collections.abc import Iterable, Sequence
 
 from .fold import BESIDE_ASCII, unfolded, unfolds_in
 from .term_reading import DRAWN_AS_ESCAPE, reading
-from .text import CONTROL_TABLE
+from .text import CONTROL_TABLE, NEWLINE_MARK, TAB_MARK
 
 MAX_ENCODINGS = 64  # a term with more ways of being written is searched without a prefilter
 # JSON's short escapes (a writer may also put these characters raw; any as \u00XX).
@@ -42,6 +43,13 @@ _SHORT["\t"] = b"\\t"
 # line holds the picture, or its control raw or as its short escape (any ``\u`` escape
 # is looked at); an escape as drawn (``\x9b``) as text, or its character raw (below).
 _DRAWN = {mark: chr(code) for code, mark in CONTROL_TABLE.items() if len(mark) == 1}
+# A one-line drawing's marks (``term_reading.ONE_LINE_MARKS``), each as its line may write
+# it: the mark, or what it draws (a newline escaped, a CRLF too, which a row draws as one
+# ``⏎``; a tab raw or escaped).
+_ONE_LINE_FORMS = {
+    NEWLINE_MARK: [NEWLINE_MARK.encode(), b"\\n", b"\\r\\n"],
+    TAB_MARK: [TAB_MARK.encode(), b"\t", b"\\t"],
+}
 # Those characters drawn as an escape, each as UTF-8 (an ASCII term as drawn, ``\\x9b``,
 # may be in the escape of one a line holds raw).
 _DRAWN_AS_ESCAPE = re.compile(b"|".join(re.escape(c.encode()) for c in sorted(DRAWN_AS_ESCAPE)))
@@ -60,7 +68,9 @@ def encodings(needle: str) -> list[bytes] | None:
     choices: list[list[bytes]] = []
     for char in needle:
         raw = char.encode("utf-8", "surrogatepass")
-        if drawn and char in _DRAWN:
+        if drawn and char in _ONE_LINE_FORMS:
+            choices.append(_ONE_LINE_FORMS[char])
+        elif drawn and char in _DRAWN:
             control = _DRAWN[char]
             choices.append([raw, control.encode(), *[_SHORT[c] for c in (control,) if c in _SHORT]])
         elif char in ('"', "\\"):

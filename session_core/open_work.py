@@ -17,7 +17,7 @@ from .text import count
 
 if TYPE_CHECKING:
     from .agentgo.view import AgentGoView
-    from .model import Transcript
+    from .model import ToolOp, Transcript
 
 
 # The exports' summary row that says it (the header's and ``check``'s words after it)
@@ -69,12 +69,12 @@ def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
     from .model import unsettled_ops
 
     last_run = transcript.runs[-1] if transcript.runs else None
-    aborted = {r.id for r in transcript.runs if r.state == "aborted"}
+    aborted = _aborted(transcript)
     calls = [
         op.state
         for op in unsettled_ops(transcript.tool_operations)
-        if (op.state == "running" or (op.state == "interrupted" and op.result_line is None))
-        and op.run_id not in aborted
+        if op.state in ("running", "interrupted")
+        and not _stopped(op, aborted)
         and (op.line or 0) > head
     ]
     runs = [
@@ -90,6 +90,41 @@ def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
         runs=runs.count("interrupted"),
         runs_running=runs.count("running"),
     )
+
+
+def _aborted(transcript: Transcript) -> set[str]:
+    """The runs the user stopped (their calls ended with them)."""
+    return {r.id for r in transcript.runs if r.state == "aborted"}
+
+
+def _stopped(op: ToolOp, aborted: set[str]) -> bool:
+    """Did the user stop this call (its result says it was interrupted, or its run was
+    aborted)? It ended then: no work in flight, whatever its state."""
+    return op.run_id in aborted or (op.state == "interrupted" and op.result_line is not None)
+
+
+def stopped_by_user(transcript: Transcript) -> int:
+    """How many tool operations *interrupted* (the Tools tab's state) the user stopped:
+    ended, so not among the calls ``open_work`` counts in flight."""
+    from .model import unsettled_ops
+
+    aborted = _aborted(transcript)
+    return sum(
+        op.state == "interrupted" and _stopped(op, aborted)
+        for op in unsettled_ops(transcript.tool_operations)
+    )
+
+
+def interrupted_said(interrupted: int, by_user: int) -> str:
+    """The count of tool operations in the state *interrupted* (as the Tools tab labels
+    them) saying those the user stopped, which are not in flight: ``2 interrupted, 1 of
+    them by the user`` beside ``in flight: 1 tool call without a result`` (a bare ``2
+    interrupted`` there read as a contradiction)."""
+    if not by_user:
+        return f"{interrupted:,} interrupted"
+    if by_user == interrupted:
+        return f"{interrupted:,} interrupted by the user"
+    return f"{interrupted:,} interrupted, {by_user:,} of them by the user"
 
 
 def agentgo_open_work(view: AgentGoView) -> OpenWork:
@@ -128,6 +163,8 @@ __all__ = [
     "OpenWork",
     "agentgo_open_work",
     "in_flight_said",
+    "interrupted_said",
     "open_work",
     "open_work_said",
+    "stopped_by_user",
 ]

@@ -16,7 +16,7 @@ from typing import Any
 
 from .events import BuiltOnDemand, Events, payload_of
 from .indexed import ListLike, shown
-from .packed_ids import Texts
+from .packed_ids import PackedIds, Texts
 from .text import as_str as _str
 
 OUTCOMES = ("completed", "failed", "outcome-unknown")  # what a settle line may say
@@ -291,6 +291,25 @@ class RunContexts(_Rebuilt):
 
     def __len__(self) -> int:
         return len(self._event)
+
+
+class Stamps(ListLike[str | None]):
+    """Timestamps (None: none) kept packed: a str each was 80 bytes (each run
+    context's: ``ReplayState.run_started``)."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self) -> None:
+        self._texts = PackedIds()  # ("" for none)
+
+    def append(self, ts: str | None) -> None:
+        self._texts.append(ts or "")
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def _one(self, index: int) -> str | None:
+        return self._texts[index] or None
 
 
 class Sections:

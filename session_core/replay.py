@@ -19,11 +19,10 @@ from .errors import ReplayError
 from .events import REFUSED, Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
 from .facts import payload_fields
-from .indexed import ListLike
 from .indexing import LazyBody, body_is_sticky, field_said, loads_payload
 from .message import Message, message_from_payload, payload_is_sticky
 from .packed_ids import PackedIds
-from .records import OUTCOMES, RunContexts, Sections, ToolOps
+from .records import OUTCOMES, RunContexts, Sections, Stamps, ToolOps
 from .text import as_str as _str
 from .text import as_written
 
@@ -46,24 +45,6 @@ _KINDS = {kind: kind for kind in KNOWN_TYPES}  # one str object per kind, howeve
 # A live entry: (envelope id, message payload, sticky, content override or None).
 Entry = tuple[str, Mapping[str, Any], bool, str | None]
 Raw = bytes | int | None  # a line as ``feed`` keeps it: its bytes, or its span in ``events.source``
-
-
-class Stamps(ListLike[str | None]):
-    """Timestamps (None: none) kept packed: a str each was 80 bytes."""
-
-    __slots__ = ("_texts",)
-
-    def __init__(self) -> None:
-        self._texts = PackedIds()  # ("" for none)
-
-    def append(self, ts: str | None) -> None:
-        self._texts.append(ts or "")
-
-    def __len__(self) -> int:
-        return len(self._texts)
-
-    def _one(self, index: int) -> str | None:
-        return self._texts[index] or None
 
 
 class ReplayState:
@@ -451,7 +432,8 @@ class ReplayState:
         folded: list[str] = []
         folded_events = array("i")
         sticky = self.sticky_ids
-        for at, entry in zip(self.entry_events[: cut + 1], entries[: cut + 1], strict=True):
+        head = entries[: cut + 1]  # (as it was: ``_compacted`` is shown it)
+        for at, entry in zip(self.entry_events[: cut + 1], head, strict=True):
             if entry[2]:
                 kept.append(entry)
                 kept_events.append(at)
@@ -480,6 +462,12 @@ class ReplayState:
             if placed[position]:
                 index[entry[0]] = position - self._shift
         self.compactions.append(record)
+        self._compacted(record, head)
+
+    def _compacted(self, compaction: Compaction, head: list[Entry]) -> None:
+        """Called once a compaction is applied (once each, not per line): its record, and
+        the entries through its cut as they were (sticky ones among them). Nothing here: a
+        subclass observes a compaction by this, not by ``_compact``'s own signature."""
 
     def _elide(
         self,

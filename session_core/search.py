@@ -1,7 +1,8 @@
 """What a search of the conversation looks at in an item, and the search over a view.
 
 An item is found when the folded term is in its folded search text (``fold``: any case)
-(``item_search_text``): its role, kind and stub, then each part's text and name (a tool
+(``item_search_text``, its texts apart: ``text.searched_apart``, no term found over two):
+its role, kind and stub, then each part's text and name (a tool
 call without text: its arguments on one line), then its text in its format's readable
 words where it has them (``vocabulary.readable_of``: ``stdout: See ya!``), so that what a
 view shows of it is found, in the replayed view as in the raw. ``find`` looks through a
@@ -19,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .fold import fold, folder
+from .fold import folder, needle_of
 from .json_out import dumps
 from .parts import Part, WordedPart
 from .patch_args import patch_of, patch_said
 from .term_reading import reading
-from .text import command_line
+from .text import command_line, searched_apart
 from .vocabulary import Readable, as_written
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def search_text(
             texts.append(part.words)
     if said is not None:
         texts.append(said)
-    return "\n".join(texts)
+    return searched_apart(texts)
 
 
 def item_search_text(item: Item, readable: Readable = as_written) -> str:
@@ -164,11 +165,11 @@ def find(
     ``CHECK_EVERY`` items)."""
     from .column_items import Items
 
-    needle = fold(term)
+    needle = needle_of(term)
     if isinstance(items, Items):
         return items.find(needle, start, cancelled, stop, readable)
     found: list[int] = []
-    folded = folder(needle)
+    folded = folder(needle, apart=True)
     end = len(items) if stop is None else min(stop, len(items))
     for index in range(start, end):
         if index % CHECK_EVERY == 0 and cancelled is not None and cancelled():
@@ -186,7 +187,7 @@ def op_search_text(op: ToolOp, shown: bool = True) -> str:
     result = op.result
     written = args_preview(op.arguments)
     row = op_arguments(op.arguments) if shown else written
-    return "\n".join(
+    return searched_apart(
         (
             op.tool or "",
             op.call_id or "",
@@ -203,7 +204,7 @@ class OpSearch:
     """A search for ``term`` (any case) in tool operations (``op_search_text``)."""
 
     def __init__(self, term: str) -> None:
-        self.needle = fold(term)
+        self.needle = needle_of(term)
 
     def find(
         self,
@@ -218,7 +219,7 @@ class OpSearch:
         # do not: the same operations found; parsing every one's slowed a search of a
         # 30 MB v1 file's 4,623 by a fifth, 0.26 -> 0.32 s)
         shown = reading(needle).call_lines
-        folded = folder(needle)
+        folded = folder(needle, apart=True)
         return positions(
             keys, lambda index: needle in folded(op_search_text(ops[index], shown)), cancelled
         )
@@ -226,18 +227,21 @@ class OpSearch:
 
 class TextSearch:
     """A search for ``term`` (any case) in what a list's rows say: ``text_of(source, key)``
-    is row ``key``'s text (a diff's row: its words, each text whole)."""
+    is row ``key``'s text (a diff's row: its words, each text whole; ``apart``: texts
+    joined by ``text.searched_apart``)."""
 
-    def __init__(self, term: str, text_of: Callable[[Any, int], str]) -> None:
-        self.needle = fold(term)
+    def __init__(self, term: str, text_of: Callable[[Any, int], str], apart: bool = False) -> None:
+        self.needle = needle_of(term)
         self.text_of = text_of
+        self.apart = apart
 
     def find(
         self, source: Any, keys: Sequence[int], cancelled: Callable[[], bool] | None = None
     ) -> list[int] | None:
         """The positions in ``keys`` of the rows whose text holds the term; None when
         ``cancelled`` said so (asked every ``CHECK_EVERY``)."""
-        needle, text_of, folded = self.needle, self.text_of, folder(self.needle)
+        needle, text_of = self.needle, self.text_of
+        folded = folder(needle, self.apart)
         return positions(keys, lambda key: needle in folded(text_of(source, key)), cancelled)
 
 

@@ -3,7 +3,8 @@ and which lines it must read whole rather than rule out by their bytes (``readin
 
 A line's bytes hold a term's text as JSON writes it. A term may be in what a view makes
 of the text instead: the text drawn inert (``text.inert``: an ESC ``␛``, a C1 control
-``\\x9b``, a bidi override ``\\u202e``, a lone joiner ``\\u200d``), or a tool call's row
+``\\x9b``, a bidi override ``\\u202e``, a lone joiner ``\\u200d``), on one line (a row's
+newline ``⏎``, a name's tab ``␉``: ``text.search_drawn``), or a tool call's row
 (``search.op_arguments``: its arguments reshaped). Every search asks ``reading`` of its
 folded needle: ``fold.folder`` (draw the text first?), ``line_filter`` (which lines'
 bytes can say no?) and ``search_skip`` / ``search.OpSearch`` (read a call's line whole?).
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .text import CONTROL_TABLE, JOINER, JOINER_MARK
+from .text import CONTROL_TABLE, JOINER, JOINER_MARK, NEWLINE_MARK, TAB_MARK
 
 # Every mark the screen draws a character as (``CONTROL_TABLE``'s, one table for drawing
 # and searching: a character added to it is found as drawn), folded as a needle is
@@ -24,6 +25,10 @@ from .text import CONTROL_TABLE, JOINER, JOINER_MARK
 DRAWN_MARKS = frozenset(
     mark.casefold() for mark in (*CONTROL_TABLE.values(), JOINER_MARK) if not mark.isspace()
 )
+# The marks a text drawn on one line shows that the conversation's drawing does not: a
+# row's newline (``one_line``) and a name's tab (``name_line``), each one character. A
+# term holding one is looked for in the text drawn so (``Reading.drawing``).
+ONE_LINE_MARKS = frozenset((NEWLINE_MARK, TAB_MARK))
 # The marks of one character (the Control Pictures ``␛``, ``␡``), and the escapes' heads
 # (``\\``) and lengths, longest first: where a term may hold an escape.
 _PICTURES = frozenset(mark for mark in DRAWN_MARKS if len(mark) == 1)
@@ -52,17 +57,21 @@ _PATCH_WORDS = ("(a patch of no file)", " more)")
 class Reading:
     """How a search of one folded needle reads texts and lines."""
 
-    # The needle holds a mark as drawn (``DRAWN_MARKS``, whole: ``␛``, ``\\x9b``): each
-    # text is looked at drawn (``inert``), and a line holding a character drawn as an
-    # escape (``DRAWN_AS_ESCAPE``; for a needle beyond ASCII, any character beyond
-    # ASCII) is read whole.
+    # The needle holds a mark as drawn (``DRAWN_MARKS``, whole: ``␛``, ``\\x9b``; or
+    # ``ONE_LINE_MARKS``): each text is looked at drawn (``drawing``), and a line holding
+    # a character drawn as an escape (``DRAWN_AS_ESCAPE``; for a needle beyond ASCII,
+    # any character beyond ASCII) is read whole.
     drawn: bool
-    # No line can be ruled out by its bytes: an empty needle, one over two texts (a
-    # newline), one drawn with a space (drawn, a tab is four spaces).
+    # No line can be ruled out by its bytes: an empty needle, one with a newline, one
+    # drawn with a space (drawn, a tab is four spaces; not where it is ``␉``).
     every_line: bool
     # A tool call's line is read whole: its row, reshaped, may hold the needle where its
     # arguments as written do not.
     call_lines: bool
+    # How a text is drawn to be looked at (``text.search_drawn``): "" not at all, else
+    # "inert" (as the conversation draws it), "one-line" (a newline ``⏎``, as a row
+    # draws it) or "name" (a tab ``␉`` too, as a name is drawn).
+    drawing: str = ""
 
 
 def holds_drawn(needle: str) -> bool:
@@ -82,8 +91,14 @@ def holds_drawn(needle: str) -> bool:
 def reading(needle: str) -> Reading:
     """How a search reads for the folded ``needle`` (kept: ``fold.holds`` asks it of
     every text it looks in)."""
-    drawn = holds_drawn(needle)
-    every_line = not needle or "\n" in needle or (drawn and " " in needle)
+    drawing = ""
+    if not ONE_LINE_MARKS.isdisjoint(needle):
+        drawing = "name" if TAB_MARK in needle else "one-line"
+    elif holds_drawn(needle):
+        drawing = "inert"
+    drawn = bool(drawing)
+    # (a space may be a tab drawn, but where a tab is drawn ``␉``)
+    every_line = not needle or "\n" in needle or (drawn and drawing != "name" and " " in needle)
     call_lines = (
         drawn
         or not _RESHAPED.isdisjoint(needle)
@@ -91,7 +106,14 @@ def reading(needle: str) -> Reading:
         or not needle.isprintable()  # (an escaped control character, read)
         or any(needle in words for words in _PATCH_WORDS)
     )
-    return Reading(drawn, every_line, call_lines)
+    return Reading(drawn, every_line, call_lines, drawing)
 
 
-__all__ = ["DRAWN_AS_ESCAPE", "DRAWN_MARKS", "Reading", "holds_drawn", "reading"]
+__all__ = [
+    "DRAWN_AS_ESCAPE",
+    "DRAWN_MARKS",
+    "ONE_LINE_MARKS",
+    "Reading",
+    "holds_drawn",
+    "reading",
+]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import shlex
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from .json_out import beyond_said, compact_json, holds_non_finite
 from .times import seconds_between
@@ -240,6 +240,61 @@ def name_line(name: object) -> str:
     tab is ``␉``, where text shows four spaces (``one_line``), a newline ``⏎``."""
     text = "" if name is None else name if isinstance(name, str) else str(name)
     return _mapped(text, NAME_TABLE, _NAME_CONTROLS, "\t\n")
+
+
+# A tab's mark where it is told apart from spaces (a name's, ``name_line``).
+TAB_MARK = NAME_TABLE[0x09]
+
+# What a search joins the texts it looks in with (an item's, a tool operation's, a diff
+# row's: ``searched_apart``): a control no drawing for a search draws (``search_drawn``),
+# whose own occurrences in a text are searched as its picture ``␞``, as drawn; so no term
+# is found over two texts (``/⏎``, a newline as a row draws it, found between two read
+# as one that every item held).
+TEXTS_APART = "\x1e"
+
+
+def searched_apart(texts: Sequence[str]) -> str:
+    """``texts`` joined by ``TEXTS_APART`` (a text's own, rare, as its picture)."""
+    joined = TEXTS_APART.join(texts)
+    if joined.count(TEXTS_APART) >= len(texts):  # (one pass, where the join was one)
+        picture = CONTROL_TABLE[ord(TEXTS_APART)]
+        joined = TEXTS_APART.join(text.replace(TEXTS_APART, picture) for text in texts)
+    return joined
+
+
+def _drawing(table: dict[int, str], apart: bool) -> tuple[dict[int, str], re.Pattern[str]]:
+    kept = {code: mark for code, mark in table.items() if not apart or code != ord(TEXTS_APART)}
+    return kept, _pattern(kept)
+
+
+# How a search draws a text for a term holding a mark as drawn (``term_reading``): as the
+# conversation draws it (``inert``), as a row draws it on one line (``one_line``: a
+# newline ``⏎``, a tab four spaces), as a name is drawn (``name_line``: a tab ``␉`` too);
+# each of a text, and of texts joined by ``searched_apart`` (its joins not drawn). Its
+# newlines are marked after (``str.replace``): a table's mark for them made ``_mapped``
+# look each character up (``/⏎`` took twice ``/␛``'s time on a 10 MB file).
+_SEARCH_DRAWINGS = {
+    (drawing, apart): _drawing(table, apart)
+    for drawing, table in (
+        ("inert", CONTROL_TABLE),
+        ("one-line", CONTROL_TABLE),
+        ("name", {**CONTROL_TABLE, 0x09: TAB_MARK}),
+    )
+    for apart in (False, True)
+}
+SEARCH_DRAWINGS = ("inert", "one-line", "name")
+
+
+def search_drawn(text: str, drawing: str, apart: bool = False) -> str:
+    """``text`` drawn as a search of a term holding a mark as drawn reads it:
+    ``drawing`` one of ``SEARCH_DRAWINGS`` (on one line, a CRLF is one ``⏎``, as
+    ``one_line`` draws it); ``apart``: texts joined by ``searched_apart``."""
+    table, pattern = _SEARCH_DRAWINGS[drawing, apart]
+    if drawing == "inert":
+        return _mapped(text, table, pattern, "\t")
+    if drawing == "one-line" and "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return _mapped(text, table, pattern, "\t").replace("\n", NEWLINE_MARK)
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

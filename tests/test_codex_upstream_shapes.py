@@ -19,7 +19,7 @@ from story import OLD_MTIME
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.model_panes import RunsPane, run_entries, usage_short
 
-ORPHAN = "answers 'ghost', which is not an operation this transcript dispatched"
+ORPHAN = 'answers "ghost", which is not an operation this transcript dispatched'
 
 
 def _both_ways(path: Path) -> list[Transcript]:
@@ -102,8 +102,9 @@ def test_an_output_of_no_call_is_warned_of_with_its_line_and_call_id(tmp_path: P
 
 def test_an_output_naming_no_call_id_or_a_number_is_warned_of_too(tmp_path: Path) -> None:
     """(review 1, finding 5) An output whose ``call_id`` is a number, or that has none,
-    answers no call either: warned of as the others (its id shown as its repr, inert;
-    none: "no call id"), where both were shown unpaired without a word."""
+    answers no call either: warned of as the others (its id quoted as JSON writes it, as
+    every warning quotes a value, ``true`` not Python's ``True``, inert; none: "no call
+    id"), where both were shown unpaired without a word."""
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()
     w.task_started("t1")
@@ -111,6 +112,7 @@ def test_an_output_naming_no_call_id_or_a_number_is_warned_of_too(tmp_path: Path
     output = {"type": "function_call_output", "output": "x"}
     number = w.write("response_item", {**output, "call_id": 5})
     marked = w.write("response_item", {**output, "call_id": {"a": "[red]\x1b[2J"}})
+    flag = w.write("response_item", {**output, "call_id": True})
     missing = w.write("response_item", output)
     w.task_complete("t1")
     for t in _both_ways(Path(w.path)):
@@ -118,8 +120,10 @@ def test_an_output_naming_no_call_id_or_a_number_is_warned_of_too(tmp_path: Path
         assert said == [
             f"line {number}: answers 5, which is not an operation this transcript "
             "dispatched (shown unpaired)",
-            f"line {marked}: answers {{'a': '[red]\\x1b[2J'}}, which is not an operation "
+            f'line {marked}: answers {{"a":"[red]\\u001b[2J"}}, which is not an operation '
             "this transcript dispatched (shown unpaired)",
+            f"line {flag}: answers true, which is not an operation this transcript "
+            "dispatched (shown unpaired)",
             f"line {missing}: an output with no call id answers no operation (shown unpaired)",
         ], t.warnings
         assert not any("\x1b" in warning for warning in t.warnings)

@@ -8,21 +8,13 @@ import random
 from typing import Any
 
 from session_core.errors import TranscriptError
-from session_core.replay import Entry, Raw, ReplayState
+from session_core.replay import Compaction, Entry, ReplayState
 
 
 class ReindexingReplay(ReplayState):
     """The plain way: after a compaction, every live entry is indexed again."""
 
-    def _compact(
-        self,
-        eid: str,
-        envelope: dict[str, Any],
-        payload: dict[str, Any],
-        line: int | None,
-        raw: Raw = None,
-    ) -> None:
-        super()._compact(eid, envelope, payload, line, raw)
+    def _compacted(self, compaction: Compaction, head: list[Entry]) -> None:
         self._index.clear()
         self._shift = 0
         for position, entry in enumerate(self.entries):
@@ -112,3 +104,27 @@ def test_a_compaction_leaves_the_tail_index_alone() -> None:
     assert state._shift == -10 + 1
     assert [e[0] for e in state.entries[:2]] == ["c1", "m10"]
     assert state.live_entry("m4999") == state.entries[-1] and not state.is_live("m3")
+
+
+class Observing(ReplayState):
+    """What ``_compacted`` is shown: each compaction once it is applied, with its head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[str, list[str]]] = []
+
+    def _compacted(self, compaction: Compaction, head: list[Entry]) -> None:
+        assert self.compactions[-1] is compaction  # (applied: its record in place)
+        assert self.entries[0][0] in (compaction.id, *self.sticky_ids)  # (the head replaced)
+        self.seen.append((compaction.id, [entry[0] for entry in head]))
+
+
+def test_a_subclass_observes_each_compaction_by_its_hook() -> None:
+    """Once per compaction applied (a refused one is not), after it: the subclasses of
+    these tests observe it so, not by ``_compact``'s signature (a change of it, the line's
+    raw bytes, broke them all, CI on c996dfec)."""
+    for seed in range(10):
+        state = replayed(Observing(), seed)
+        assert [cid for cid, _head in state.seen] == [c.id for c in state.compactions], seed
+        for (_cid, head), compaction in zip(state.seen, state.compactions, strict=True):
+            assert len(head) == len(compaction.folded) + len(compaction.kept), seed

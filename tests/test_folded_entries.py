@@ -20,7 +20,7 @@ from session_core import Message, Session
 from session_core.errors import TranscriptError
 from session_core.live import LiveTranscript
 from session_core.reader import replay_file
-from session_core.replay import Raw, ReplayState
+from session_core.replay import Compaction, Entry, ReplayState
 
 # (compaction id, folded ids, kept ids), in order
 Heads = list[tuple[str, list[str], list[str]]]
@@ -34,17 +34,9 @@ class Recording(ReplayState):
         super().__init__()
         self.heads: Heads = []
 
-    def _compact(
-        self,
-        eid: str,
-        envelope: dict[str, Any],
-        payload: dict[str, Any],
-        line: int | None,
-        raw: Raw = None,
-    ) -> None:
-        head = self.entries[: self._compaction_cut(payload, line, raw) + 1]
-        super()._compact(eid, envelope, payload, line, raw)
-        self.heads.append((eid, [e[0] for e in head if not e[2]], [e[0] for e in head if e[2]]))
+    def _compacted(self, compaction: Compaction, head: list[Entry]) -> None:
+        folded, kept = [e[0] for e in head if not e[2]], [e[0] for e in head if e[2]]
+        self.heads.append((compaction.id, folded, kept))
 
 
 def check(state: ReplayState, heads: Heads, others: set[str]) -> None:

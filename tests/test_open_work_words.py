@@ -15,7 +15,14 @@ from format_fixtures import BUILT_IN
 from helpers import app_loaded, run_cli, screen_lines
 
 from session_core.formats import by_name
-from session_core.open_work import OpenWork, agentgo_open_work, open_work, open_work_said
+from session_core.open_work import (
+    OpenWork,
+    agentgo_open_work,
+    interrupted_said,
+    open_work,
+    open_work_said,
+    stopped_by_user,
+)
 from session_core.scan import scan_file
 from viewer.screens.model_screen import ModelScreen
 
@@ -29,6 +36,14 @@ IN_FLIGHT = {
     "agentgo-v1": (
         "1 tool call without a result; 1 model call without a response; 1 run not finished"
     ),
+}
+# ...and the header's count of its tool operations *interrupted*, as the Tools tab labels
+# them: those the user stopped (Claude Code's Esc, whose result says so; Codex's two in
+# the turn the user aborted) said, since they are not in flight
+INTERRUPTED = {
+    "claude-code": "(2 interrupted, 1 of them by the user, 1 failed)",
+    "codex": "(3 interrupted, 2 of them by the user, 2 failed)",
+    "agentgo-v1": "(1 interrupted, 1 failed)",
 }
 
 
@@ -64,6 +79,13 @@ def test_a_call_the_user_interrupted_is_not_in_flight(tmp_path: Path) -> None:
     assert states.count(("interrupted", False)) == 1  # (the user's Esc: a result)
     assert states.count(("interrupted", True)) == 1
     assert open_work(model) == OpenWork(calls=1, runs=1)
+    assert stopped_by_user(model) == 1
+
+
+def test_the_interrupted_count_says_those_the_user_stopped() -> None:
+    assert interrupted_said(2, 0) == "2 interrupted"
+    assert interrupted_said(2, 1) == "2 interrupted, 1 of them by the user"
+    assert interrupted_said(1_200, 1_200) == "1,200 interrupted by the user"
 
 
 def test_the_words_running_while_the_writer_may_be_at_work() -> None:
@@ -90,3 +112,6 @@ async def test_the_header_says_it_in_check_s_words(fmt: str, tmp_path: Path) -> 
     async with app_loaded(path, ModelScreen, (200, 30)) as (app, _pilot):
         header = " ".join(screen_lines(app)[1:6])
         assert f"in flight: {IN_FLIGHT[fmt]}" in header, header
+        # (a bare "2 interrupted" beside "1 tool call without a result" read as a
+        # contradiction: the interrupted ones the user stopped are said)
+        assert f"tool ops {INTERRUPTED[fmt]}" in header, header

@@ -19,18 +19,21 @@ from hypothesis import strategies as st
 
 import session_core.formats.v1.model as v1_model
 from session_core.column_items import Items
-from session_core.fold import fold, folder
+from session_core.fold import folder, needle_of
 from session_core.formats import format_of
 from session_core.line_filter import MAX_ENCODINGS, encodings
 from session_core.model import Item
 from session_core.search import find, item_search_text
-from session_core.text import inert
+from session_core.text import inert, name_line, one_line
 
 # Characters that make a search hard: cases that fold to ASCII (U+0130, U+212A, ß) or to
 # more than one character, sigma (its final form), what JSON escapes, what is not BMP,
 # a control's picture (how it is drawn: a term holding one finds the control), what is
 # drawn as an escape (a C1 control, a bidi override, a lone joiner, a tag).
 TRICKY = 'aAbBkKsSiI İıKσΣςßẞéÉſﬁﬆ̇"\\/\n\t\r\b\f\x01\x7f\u2028🚀Ää.␁␡\x9b\x85\u202e\u200d\U000e0041'
+# (and a row's newline and a name's tab as drawn, and what a search joins texts with)
+TRICKY += "⏎␉\x1e␞"
+
 # (no lone surrogates: a line holding one is damage, refused by the reader)
 anything = st.characters(blacklist_categories=("Cs",))
 texts = st.text(alphabet=st.sampled_from(TRICKY) | anything, max_size=24)
@@ -39,8 +42,8 @@ odd_values = st.none() | st.integers(-5, 5) | st.booleans() | st.lists(texts, ma
 
 def brute(items: Sequence[Item], term: str) -> list[int]:
     """What a search finds, every item built and looked at."""
-    needle = fold(term)
-    folded = folder(needle)  # (a control as drawn, ␛, is looked for in the text drawn)
+    needle = needle_of(term)  # (a pasted join as its picture, as a text's own)
+    folded = folder(needle, apart=True)  # (a mark as drawn, ␛, ⏎: in the texts drawn)
     return [i for i in range(len(items)) if needle in folded(item_search_text(items[i]))]
 
 
@@ -168,8 +171,10 @@ def terms(draw: st.DrawFn, written: list[str]) -> str:
         text = draw(st.sampled_from(source))
         start = draw(st.integers(0, len(text) - 1))
         piece = text[start : start + draw(st.integers(1, 6))]
-        shown = inert(piece)  # (as drawn: ESC ``␛``)
-        return draw(st.sampled_from([piece, piece.upper(), piece.lower(), piece.swapcase(), shown]))
+        shown = inert(piece)  # (as drawn: ESC ``␛``; on one line, a newline ``⏎``)
+        flat, named = one_line(piece), name_line(piece)
+        changed = [piece.upper(), piece.lower(), piece.swapcase()]
+        return draw(st.sampled_from([piece, *changed, shown, flat, named]))
     fixed = ["none", "true", "False", "k", "i", "σ", '"', "\\", "/", "\\n", "u00e9", "changed"]
     return draw(st.sampled_from([*fixed, "message", "user", "stubbed", "folded"]) | texts)
 

@@ -25,7 +25,7 @@ from session_core.diff import DiffRow, DiffRows
 from session_core.fold import fold, holds
 from session_core.replay import ReplayState
 from session_core.search import TextSearch
-from session_core.text import count
+from session_core.text import count, searched_apart
 
 from ..heights import Uniform
 from ..safe import one_line
@@ -152,7 +152,9 @@ class DiffView(RowSearch):
         return self.order[start:end]
 
     def finder(self, term: str) -> TextSearch:
-        return TextSearch(term, lambda rows, index: row_text(rows[index], rows.summary_lines))
+        return TextSearch(
+            term, lambda rows, index: row_text(rows[index], rows.summary_lines), apart=True
+        )
 
     def search_lock(self) -> contextlib.AbstractContextManager[object]:
         lock = self.state_lock
@@ -251,7 +253,7 @@ def row_text(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
     ``/`` on the diff looks for the term in."""
     sent = _not_sent(row, summary_lines) if row.sent is None else row.sent
     head = f"{row.mark} line {row.line} {row.role} {row_fate(row, summary_lines)}"
-    return f"{head}\n{row.raw}\n{sent}"
+    return searched_apart((head, row.raw, sent))
 
 
 def _not_sent(row: DiffRow, summary_lines: Mapping[str, int]) -> str:

@@ -17,6 +17,7 @@ from session_core.model import (
     unsent_overlays,
     unsettled_ops,
 )
+from session_core.open_work import interrupted_said, stopped_by_user
 from session_core.runs import runs_in_state
 from session_core.text import count, name_line, size_text
 from session_core.vocabulary import header_meta
@@ -259,16 +260,19 @@ class ModelStatus(Static):
         said.append(sent)
         tools = Text(count(len(ops), "tool op"))
         failed = ops_in_state(ops, "failed")  # (an outcome not known is not a failure)
+        # (the interrupted ones the user stopped said: they are not in flight, beside
+        # which a bare "2 interrupted" read as a contradiction of "1 tool call ...")
+        by_user = stopped_by_user(transcript) if interrupted else 0
         states = [
-            (f"{n:,} {state}", style)
-            for n, state, style in (
-                (running, "running", "bold cyan"),
-                (interrupted, "interrupted", "bold red"),
-                (failed, "failed", "bold red"),
+            (words, style)
+            for n, words, style in (
+                (running, f"{running:,} running", "bold cyan"),
+                (interrupted, interrupted_said(interrupted, by_user), "bold red"),
+                (failed, f"{failed:,} failed", "bold red"),
             )
             if n
         ]
-        if states:  # one parenthesis: "(2 interrupted, 1 failed)"
+        if states:  # one parenthesis: "(2 interrupted, 1 of them by the user, 1 failed)"
             tools.append(" (")
             for index, (words, style) in enumerate(states):
                 tools.append(", " if index else "")

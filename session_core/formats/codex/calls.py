@@ -4,7 +4,6 @@ call ended."""
 
 from __future__ import annotations
 
-import reprlib
 from typing import Any
 
 from ...indexing import field_said
@@ -172,11 +171,12 @@ def _mcp_failed(result: Any) -> bool:
 
 def orphan_output(line: int, call_id: object) -> str:
     """The warning for an output whose call id no call of the file has (in v1's words for
-    a settle of no dispatch), or that names none (None) or names one by no string (shown
-    as its Python repr, cut short: inert): it is shown unpaired, as written."""
+    a settle of no dispatch), or that names none (None) or names one by no string (quoted
+    as JSON writes it, as every warning quotes a value: ``as_written``, inert, cut
+    short): it is shown unpaired, as written."""
     if call_id is None:
         return f"line {line}: an output with no call id answers no operation (shown unpaired)"
-    named = repr(call_id) if isinstance(call_id, str) else reprlib.repr(call_id)
+    named = as_written(call_id)
     return (
         f"line {line}: answers {named}, which is not an operation this transcript "
         "dispatched (shown unpaired)"
