@@ -140,11 +140,50 @@ CHANGED_UNDER_WRITER = (
 )
 
 
+# ... and once its path leads to another file, or none (an editor's save by rename, ``mv``,
+# ``rm``): appended, the lines would go into a file no name reaches, lost unsaid.
+REPLACED_UNDER_WRITER = (
+    "the file was replaced or removed since this session last read or wrote it "
+    "(its path no longer leads to the file it writes)"
+)
+
+
 def file_identity(fd: int) -> Identity:
-    """What changes when anything writes to the open file (a rename gives another inode;
-    an append, a truncation or a write in place another size or modification time)."""
-    stat = os.fstat(fd)
+    """What changes when anything writes to the open file (an append, a truncation or
+    a write in place: another size or modification time). The descriptor's inode never
+    changes: a file renamed over its path is ``why_not_append``'s to see."""
+    return _identity(os.fstat(fd))
+
+
+def _identity(stat: os.stat_result) -> Identity:
     return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def where_written(path: str) -> str:
+    """``path`` as a writer checks it on every append: against the working directory it
+    was opened in (a later ``chdir`` would make a relative one another file's)."""
+    try:
+        return os.path.join(os.getcwd(), path)  # (not normalized: ``sym/..`` stays)
+    except OSError:  # (the working directory gone: the path as given)
+        return path
+
+
+def why_not_append(path: str, fd: int, left: Identity) -> str | None:
+    """Why a writer holding ``fd``, opened at ``path`` (``where_written``), may not append
+    now (None: it may): its file is no longer as it left it (``CHANGED_UNDER_WRITER``),
+    or ``path`` leads to another file or none (``REPLACED_UNDER_WRITER``). One rule for
+    v1's ``Session`` and agentgo's writer. ``OSError`` where the path cannot be looked at
+    for another reason (a folder made unreadable)."""
+    opened = os.fstat(fd)
+    if _identity(opened) != left:
+        return CHANGED_UNDER_WRITER
+    try:
+        named = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return REPLACED_UNDER_WRITER
+    if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+        return REPLACED_UNDER_WRITER
+    return None
 
 
 def wrote_alone(fd: int, before: Identity, written: int) -> tuple[Identity, bool]:

@@ -21,14 +21,16 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO, Literal, Protocol
 
+from .compressed import open_maybe_compressed
 from .errors import TranscriptError
 from .events import strict_rereads
 from .export_html import html_chunks
 from .export_md import markdown_chunks
 from .exportdoc import Document, View
 from .formats import detect_format
+from .indexing import head_record
 from .json_out import EscapedC1, escape_c1
-from .reader import opened_as, path_of
+from .reader import bom_length, is_blank, opened_as, path_of
 from .text import BIG, in_slices
 from .views import dump_json, format_for, replay_any
 
@@ -185,7 +187,8 @@ def open_export(
     descriptor named by its path (``/dev/stdout``, ``/dev/fd/3``): whatever it is (a pipe,
     a file appended to), it is written to as it was opened.
     Refuses (``TranscriptError``) when ``out`` is the transcript itself, however spelt,
-    any other transcript (a subagent's file the export reads), a directory, or a file it
+    any other transcript (a subagent's file the export reads; a damaged one no format
+    names: ``_kept_from``), a directory, or a file it
     may not write (a read-only one: the rename would replace
     it all the same).
     """
@@ -222,11 +225,11 @@ def open_export(
             "is not writable: an export does not replace a file it may not write",
             path=target,
         )
-    if found is not None and stat.S_ISREG(found.st_mode) and detect_format(final) is not None:
+    claimed = None if found is None or not stat.S_ISREG(found.st_mode) else _kept_from(final)
+    if claimed is not None:
         # (a subagent's file the export reads, another session: -o names a file to make)
         raise TranscriptError(
-            "is a transcript; an export never writes over one (name another file)",
-            path=target,
+            f"{claimed}; an export never writes over one (name another file)", path=target
         )
     if found is not None and not stat.S_ISREG(found.st_mode):
         # A FIFO, a device: what it is stays (``into`` closes what it opened).
@@ -274,6 +277,33 @@ def open_export(
             with contextlib.suppress(OSError):
                 os.unlink(temp)
         raise
+
+
+_HEAD = 1 << 20  # of a target, what is looked at for a transcript's first lines
+_EXPORT_JSON = re.compile(rb'\{\s*"format"\s*:')  # (how replay's JSON, ours, begins)
+
+
+def _kept_from(final: str) -> str | None:
+    """Why ``-o`` may not replace the file ``final``: it is a transcript (a format names
+    it), or may be one no format names for its damage (a byte order mark, a first line
+    cut or written over): its first line begins a JSON object, as every format's lines
+    do, and is not the JSON an export writes (``{"format": …``); or that line is no JSON
+    and the next is a JSON object. None: it may be replaced (an export, any other text)."""
+    if detect_format(final) is not None:
+        return "is a transcript"
+    try:
+        with open_maybe_compressed(final) as fh:
+            head = fh.read(_HEAD)
+    except (OSError, EOFError, ValueError):  # (a corrupt .zst: compressed, no export)
+        return "is a compressed file that cannot be read (a transcript, maybe)"
+    body = head[bom_length(head) :].lstrip()
+    if body.startswith(b"{") and not _EXPORT_JSON.match(body):  # (pretty: ``{`` alone)
+        return "may be a transcript (its first line begins a JSON object, as a transcript's do)"
+    lines = (line for line in body.split(b"\n") if not is_blank(line))
+    first, second = next(lines, b""), next(lines, b"")
+    if first and head_record(first) is None and isinstance(head_record(second), dict):
+        return "may be a transcript (its first line is no JSON, its second a JSON object)"
+    return None
 
 
 def _write(fh: Writes, pieces: Iterable[str]) -> None:

@@ -20,7 +20,14 @@ from .errors import (
     SessionClosedError,
     TranscriptError,
 )
-from .events import CHANGED_UNDER_WRITER, Identity, file_identity, wrote_alone
+from .events import (
+    CHANGED_UNDER_WRITER,
+    Identity,
+    file_identity,
+    where_written,
+    why_not_append,
+    wrote_alone,
+)
 from .indexing import field_said
 from .locking import create_locked, freed_when_dropped, open_locked, remove_made
 from .message import Message
@@ -44,6 +51,7 @@ class Session:
 
     def __init__(self, path: str, state: ReplayState, lock_fd: int, append_fd: int) -> None:
         self._path = path
+        self._at = where_written(path)  # (checked on every append: still this file?)
         self._state = state
         self._fd = append_fd
         self._closed = False
@@ -175,11 +183,11 @@ class Session:
             if self._broken is not None:
                 raise TranscriptError(self._broken, path=self._path)
             try:
-                as_left = file_identity(self._fd) == self._left
+                why = why_not_append(self._at, self._fd, self._left)
             except OSError as err:
                 raise _os_error(self._path, err, "append to the transcript") from None
-            if not as_left:  # (appended, the line would follow another program's bytes)
-                _changed_on_disk(self._path, None, None)
+            if why is not None:  # (appended, the line would follow another program's bytes,
+                raise TranscriptError(f"{why}; {LOAD_AGAIN}", path=self._path)  # or be lost)
             try:
                 self._state.check(stored)
             except ReplayError as err:
@@ -554,7 +562,8 @@ class Session:
         )
 
 
-CHANGED_ON_DISK = CHANGED_UNDER_WRITER + "; load the transcript again"
+LOAD_AGAIN = "load the transcript again"
+CHANGED_ON_DISK = f"{CHANGED_UNDER_WRITER}; {LOAD_AGAIN}"
 
 
 def _changed_on_disk(path: str, state: ReplayState | None, index: int | None) -> NoReturn:

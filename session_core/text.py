@@ -12,7 +12,7 @@ import re
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
 
-from .json_out import beyond_said, compact_json, holds_non_finite
+from .json_out import beyond_said, compact_json, escape_c1, holds_non_finite
 from .times import seconds_between
 
 TAB = "    "
@@ -429,11 +429,14 @@ def as_written(value: object, limit: int = 80) -> str:
     ``null``, ``"1"``, not Python's ``True``), inert, cut to ``limit`` characters. A
     number beyond a double (read as infinity) is quoted as its line wrote it where the
     caller has that (``indexing.written_field``: an ``orjson.Fragment``), else said to
-    be one: never ``null``, as JSON writes infinity."""
+    be one: never ``null``, as JSON writes infinity. What JSON leaves raw and a screen
+    would obey or hide (a C1 control, DEL, a bidi override) is escaped as JSON escapes
+    the rest (``\u009b`` beside ``\u001b``, never Python's ``\x9b``): JSON shown on a
+    terminal, one rule (``json_out.escape_c1``)."""
     text = compact_json(value)
     if "null" in text and holds_non_finite(value):  # (rare: looked for only then)
         text = compact_json(beyond_said(value))
-    text = inert(text)
+    text = inert(escape_c1(text.encode(), on_screen=True).decode())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

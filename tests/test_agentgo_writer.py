@@ -234,7 +234,8 @@ class TestWriter:
         full = os.open("/dev/full", os.O_WRONLY)
         os.dup2(full, s._fd)  # every write now fails with ENOSPC
         os.close(full)
-        s._left = file_identity(s._fd)  # (taken as its file: not another program's write)
+        s._left = file_identity(s._fd)  # (taken as its file: not another program's write,
+        s._at = "/dev/full"  # nor a file renamed over its path)
         with pytest.raises(TranscriptError, match="No space left") as first:
             run.record("turn_start", {"turn_index": 0})
         with pytest.raises(TranscriptError) as again:

@@ -129,6 +129,7 @@ def test_a_written_value_is_quoted_as_json_inert_and_cut() -> None:
         "[1]",
     ]
     assert "\x1b" not in as_written("\x1b[31mred")
+    assert as_written("\x1b\x9b\x7f\u202e") == '"\\u001b\\u009b\\u007f\\u202e"'  # (as JSON escapes)
     assert len(as_written("x" * 500)) == 80
 
 
@@ -149,6 +150,11 @@ def test_a_written_value_is_quoted_as_json_inert_and_cut() -> None:
             _message(),
             _envelope("compaction", {"summary": "s", "replaces-through-id": 'zz"q'}, 3),
             'line 3: the compaction replaces through "zz\\"q", which is not a message',
+        ),
+        (  # (C1 was Python's ``\x9b`` beside JSON's ``\u001b``: one rule, JSON's)
+            _message(),
+            _envelope("compaction", {"summary": "s", "replaces-through-id": "\x1b[1\x9b2\x7f"}, 3),
+            'line 3: the compaction replaces through "\\u001b[1\\u009b2\\u007f", which is not',
         ),
         (
             _message(),

@@ -246,6 +246,32 @@ def test_output_into_a_file_named_dash_is_no_read_into_itself(tmp_path: Path) ->
     assert (tmp_path / "-").read_bytes().startswith(b'{"format":"transcript-v1"')
 
 
+@pytest.mark.parametrize(
+    "command", [["peek"], ["replay"], ["check"], ["diff"], ["export", "--format", "md"]]
+)
+def test_a_read_of_standard_input_whose_output_is_that_file_refuses(
+    command: list[str], tmp_path: Path
+) -> None:
+    """``replay - < X >> X`` appended the replay to the transcript it read (``-`` was never
+    compared with standard output); refused as ``replay X >> X`` is, the file untouched,
+    and so where the shell has read a line of it first (it is then copied, not named)."""
+    from helpers import fingerprint
+
+    path = FACTORIES["transcript-v1"](tmp_path)
+    before = fingerprint(path)
+    argv = [sys.executable, "-m", "viewer.cli", command[0], "-", *command[1:]]
+    with path.open("rb") as given, path.open("ab") as into:
+        done = subprocess.run(argv, stdin=given, stdout=into, stderr=subprocess.PIPE, timeout=60)
+    assert done.returncode == 1
+    said = f"tailscope: {path}: is where standard output goes; a read never writes into it\n"
+    assert done.stderr.decode() == said
+    assert fingerprint(path) == before
+    shell = f"{{ read -r first; exec {' '.join(argv)}; }} < {path} >> {path}"
+    cut = subprocess.run(["sh", "-c", shell], capture_output=True, cwd=tmp_path, timeout=60)
+    assert cut.returncode == 1 and b"is where standard output goes" in cut.stderr
+    assert fingerprint(path) == before
+
+
 def test_an_export_of_a_copy_of_standard_input_is_offered_in_the_working_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

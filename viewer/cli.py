@@ -28,6 +28,7 @@ from .stdin_spool import (
     spool_path,
     stdin_closed,
     stdin_file,
+    stdin_written_by,
     tell,
 )
 
@@ -449,7 +450,10 @@ def _read_into_stdout(args: argparse.Namespace) -> str | None:
     except (OSError, ValueError):
         return None
     for path in getattr(args, "paths", None) or [args.path]:
-        if path != STDIN and opened_as(out, path):  # (``-`` is no file named so)
+        if path == STDIN:  # (``replay - < X >> X``: standard input's file, by its inode)
+            if (named := stdin_written_by(out)) is not None:
+                return named
+        elif opened_as(out, path):
             return str(path)
     return None
 

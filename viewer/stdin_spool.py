@@ -121,10 +121,7 @@ def _write_all(out: int, data: bytes) -> None:
 def stdin_file() -> Iterator[str]:
     """A text command's standard input as a file: itself where it is one, else a copy of
     all of it (a terminal's: what is typed, to ctrl-d, as ``cat`` reads it)."""
-    try:
-        source = sys.stdin.fileno()  # (None, or a stream with no descriptor: 0's)
-    except (AttributeError, OSError, ValueError):
-        source = 0
+    source = stdin_source()
     where = regular_file(source)
     if where is not None:
         yield where
@@ -152,6 +149,36 @@ def regular_file(source: int = 0) -> str | None:
         return None
     same = (there.st_dev, there.st_ino) == (seen.st_dev, seen.st_ino)
     return named if same and os.access(named, os.R_OK) else None
+
+
+def stdin_source() -> int:
+    """Standard input's descriptor (0 where ``sys.stdin`` is None or has none)."""
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return 0
+
+
+def stdin_written_by(out: int) -> str | None:
+    """Where standard input is the regular file the descriptor ``out`` writes into
+    (``tailscope replay - < X >> X``, read in part or not): its name, or "standard input"
+    where no name leads to it; None where it is not (a pipe is another file)."""
+    source = stdin_source()
+    try:
+        seen, written = os.fstat(source), os.fstat(out)
+    except OSError:
+        return None
+    if not stat.S_ISREG(seen.st_mode) or (seen.st_dev, seen.st_ino) != (
+        written.st_dev,
+        written.st_ino,
+    ):
+        return None
+    try:
+        named = os.readlink(f"/proc/self/fd/{source}")
+        there = os.stat(named)
+    except OSError:
+        return "standard input"
+    return named if (there.st_dev, there.st_ino) == (seen.st_dev, seen.st_ino) else "standard input"
 
 
 def _open(source: int) -> bool:
@@ -252,5 +279,6 @@ __all__ = [
     "spool_path",
     "stdin_closed",
     "stdin_file",
+    "stdin_written_by",
     "tell",
 ]

@@ -16,7 +16,7 @@ import orjson
 
 from ..codec import not_finite
 from ..errors import RefusedAppendError, SessionClosedError, TranscriptError
-from ..events import CHANGED_UNDER_WRITER, file_identity, wrote_alone
+from ..events import CHANGED_UNDER_WRITER, file_identity, where_written, why_not_append, wrote_alone
 from ..locking import create_locked, freed_when_dropped, open_locked, remove_made
 from ..reader import empty_path, iter_lines
 from .reader import VERSION, StrictReader, parse_record
@@ -42,7 +42,8 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
-_CHANGED = CHANGED_UNDER_WRITER + "; the session stops recording: open it again"
+_STOPS = "the session stops recording: open it again"
+_CHANGED = f"{CHANGED_UNDER_WRITER}; {_STOPS}"
 
 
 class AgentGoSession:
@@ -50,6 +51,7 @@ class AgentGoSession:
 
     def __init__(self, path: str, fd: int, session_id: str, next_seq: int) -> None:
         self.path = path
+        self._at = where_written(path)  # (checked on every record: still this file?)
         self.session_id = session_id
         self._fd = fd
         self._seq = next_seq
@@ -183,9 +185,10 @@ class AgentGoSession:
                 )
                 raise self._error from None
             try:
-                if file_identity(self._fd) != self._left:
-                    # Appended, the record would follow another program's bytes.
-                    self._error = TranscriptError(_CHANGED, path=self.path)
+                why = why_not_append(self._at, self._fd, self._left)
+                if why is not None:
+                    # Appended, the record would follow another program's bytes, or be lost.
+                    self._error = TranscriptError(f"{why}; {_STOPS}", path=self.path)
                     raise self._error
                 view = memoryview(line)
                 while view:

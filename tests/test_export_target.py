@@ -1,0 +1,71 @@
+"""``export -o`` never writes over a transcript, one no format names for its damage too
+(a byte order mark, a first line cut or written over, a single line still being
+written): it replaced a Claude Code, Codex or agentgo file led by a byte order mark,
+because only a file ``detect_format`` named was kept. An export of ours, or any other
+text, it replaces."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from format_fixtures import BUILT_IN
+
+from viewer.cli import main
+
+DAMAGE: dict[str, Callable[[bytes], bytes]] = {
+    "bom": lambda whole: b"\xef\xbb\xbf" + whole,
+    "first-line-cut": lambda whole: b'{"broken\n' + whole.split(b"\n", 1)[1],
+    "first-line-written-over": lambda whole: b"garbage\n" + whole.split(b"\n", 1)[1],
+    "one-line-being-written": lambda whole: whole[:100],
+}
+
+
+def exported(tmp_path: Path) -> Path:
+    """The transcript every export here is made of (a v1 story of its own folder)."""
+    (tmp_path / "src").mkdir()
+    return BUILT_IN["transcript-v1"](tmp_path / "src")
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+@pytest.mark.parametrize("fmt", BUILT_IN)
+def test_export_o_keeps_a_damaged_transcript_of_any_format(
+    fmt: str, damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = exported(tmp_path)
+    (tmp_path / "t").mkdir()
+    target = BUILT_IN[fmt](tmp_path / "t")
+    target.write_bytes(DAMAGE[damage](target.read_bytes()))
+    before = target.read_bytes()
+    assert main(["export", str(source), "--format", "md", "-o", str(target)]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith(f"tailscope: {target}: ") and said.count("\n") == 1
+    assert "an export never writes over one (name another file)" in said
+    assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        ["--format", "md"],
+        ["--format", "html"],
+        ["--format", "json"],
+        ["--format", "json", "--pretty"],
+    ],
+)
+def test_export_o_replaces_an_earlier_export(old: list[str], tmp_path: Path) -> None:
+    source = exported(tmp_path)
+    out = tmp_path / "out.txt"
+    assert main(["export", str(source), *old, "-o", str(out)]) == 0
+    assert main(["export", str(source), "--format", "md", "-o", str(out)]) == 0
+    assert out.read_text().startswith("# ")
+
+
+@pytest.mark.parametrize("text", [b"", b"old notes\n", b"\n\n  \n", b"# notes\n\n| {} |\n"])
+def test_export_o_replaces_a_file_that_is_no_transcript(text: bytes, tmp_path: Path) -> None:
+    source = exported(tmp_path)
+    out = tmp_path / "out.md"
+    out.write_bytes(text)
+    assert main(["export", str(source), "--format", "md", "-o", str(out)]) == 0
+    assert out.read_text().startswith("# ")
