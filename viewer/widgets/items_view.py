@@ -338,8 +338,8 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
     # -- measuring ----------------------------------------------------------------------
 
     def moved(self) -> Message:
-        if self.new_count and self.cursor >= len(self.items) - 1:
-            self.new_count = 0  # at the end: nothing appended is unseen any more
+        if self.new_count:  # (no more than are below the cursor: none at the end)
+            self.new_count = min(self.new_count, max(0, len(self.items) - 1 - self.cursor))
         return super().moved()
 
     def block_height(self, index: int, width: int) -> int:
