@@ -472,10 +472,13 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
             # (which of the two is on screen, where ``o`` swapped the view's own)
             shown = "original" if self.original_shown(item) else "stub"
             marks[marks.index("elided")] = f"elided: {shown} shown"
-        if item.sticky and "sticky" not in marks:
-            marks.append("sticky")
         by = self.folded_by.get(item.id)
         dropped = self.dropped_by.get(item.id)
+        # (sticky: context a compaction keeps; not said of one not sent next, as a Codex
+        # instruction a compaction's replacement history does not hold, which it folded)
+        not_sent = by is not None or bool(dropped) or any(m in marks for m in NOT_SENT_MARKS)
+        if item.sticky and "sticky" not in marks and not not_sent:
+            marks.append("sticky")
         if dropped and not by and FOLDED in marks:  # (not sent next: which projection's)
             marks[marks.index(FOLDED)] = projection_dropped(f"line {dropped:,}")
         # (an item whose own mark says why it is not sent, rolled back, keeps it alone)
