@@ -256,3 +256,24 @@ def test_a_local_commands_lines_are_messages_as_written(
     assert len(peek(path).messages) == 4
     assert scan_file(path).messages == 4
     assert FMT.check(path).startswith("claude-code, 4 messages sent next,")
+
+
+def test_a_commands_output_is_part_of_its_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bash-mode command's output (``<bash-stdout>``/``<bash-stderr>``) starts no run
+    of its own, as a slash command's (``<local-command-stdout>``) does not: each command
+    is one run with its output (an audit: a run prompted "stdout: See the files")."""
+    w = CCWriter()
+    w.user("<bash-input>ls</bash-input>")
+    w.user("<bash-stdout>See the files</bash-stdout><bash-stderr></bash-stderr>")
+    w.user("<bash-input>false</bash-input>")
+    w.user("<bash-stderr>exit 1</bash-stderr>")
+    w.user("<command-name>/model</command-name>\n<command-args>opus</command-args>")
+    w.user("<local-command-stdout>Set model to opus</local-command-stdout>")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert [(r.prompt, r.items) for r in t.runs] == [
+        ("! ls", 2),
+        ("! false", 2),
+        ("/model opus", 2),
+    ]

@@ -263,7 +263,9 @@ async def test_a_long_running_calls_took_is_never_cut(tmp_path: Path, width: int
 async def test_a_web_search_written_once_done_says_its_took_is_not_known(tmp_path: Path) -> None:
     """A Codex ``web_search_call`` is one line, written once the search was done: its
     start is not in the file, so its took is ``?`` (as any operation ended and not timed
-    says), never a blank, nor a 0 s timed by one line's time; the detail says why."""
+    says), never a blank, nor a 0 s timed by one line's time; the detail says why, and
+    gives it no start time (it said "started: …" two lines above "its start is not in
+    the file"), only when it ended."""
     from codex_writer import searched_once_done
 
     path = tmp_path / "search.jsonl"
@@ -273,6 +275,7 @@ async def test_a_web_search_written_once_done_says_its_took_is_not_known(tmp_pat
         took, shown = await _took_and_detail(app, pilot)
         assert took == ["?"]
         assert "took: ? (its call was written once it was done: its start is not in" in shown
+        assert "started:" not in shown and "ended: 2026-" in shown
 
 
 def test_one_rule_times_every_kind_of_operation() -> None:

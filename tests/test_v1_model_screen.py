@@ -106,6 +106,26 @@ async def test_the_new_count_is_never_more_than_what_is_below(story) -> None:
         assert 0 < view.new_count <= len(view.items) - 1 - view.cursor
 
 
+async def test_the_new_count_shrinks_as_the_cursor_moves_down(story) -> None:
+    """Scrolled up while lines come, then walked down: "↓ N new" is never more than the
+    items below the cursor, at each move, not only when the file changes (an audit:
+    "↓ 18 new" with 4 items below)."""
+    path, _ = story
+    async with story_open(path, size=(120, 20)) as (app, pilot, view):
+        header = lambda: str(app.screen.query_one(ModelStatus).render())  # noqa: E731
+        await pilot.press("G", "k", "k", "k")
+        await wait_for(pilot, lambda: view.cursor == len(view.items) - 4)
+        with Session.load(path) as s:
+            for n in range(6):
+                s.append_message(Message(role="assistant", content=f"s{n}"))
+        await wait_for(pilot, lambda: view.new_count == 6 and "↓ 6 new" in header())
+        await pilot.press("j", "j", "j")  # 6 below
+        assert view.new_count == 6
+        await pilot.press("j")  # 5 below
+        await wait_for(pilot, lambda: "↓ 5 new" in header())
+        assert view.new_count == 5 == len(view.items) - 1 - view.cursor
+
+
 async def test_navigation_keys(story) -> None:
     path, ids = story
     async with story_open(path) as (_app, pilot, view):

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 STDIN = "-"  # the path that names standard input
 NAME = "stdin.jsonl"  # the copy's name: what the viewer's header and messages say
 _CHUNK = 1 << 16
+# The copies whose pipe has ended (``copy_as_it_comes``; their real paths): they grow no
+# more, and their age is then their last line's, which says nothing of a writer's quiet.
+_ENDED: set[str] = set()
 
 
 class StdinError(Exception):
@@ -57,6 +60,7 @@ def spool_path() -> Iterator[Path]:
 def remove_spool(path: Path) -> None:
     """The copy and its folder gone (again: nothing)."""
     pipe_copy(path, made=False)
+    _ENDED.discard(os.path.realpath(path))
     shutil.rmtree(path.parent, ignore_errors=True)
 
 
@@ -64,6 +68,11 @@ def is_spool(path: str | os.PathLike[str]) -> bool:
     """Is ``path`` a copy of standard input (gone when the command ends: nothing is to
     be written beside it)?"""
     return is_pipe_copy(path)
+
+
+def input_ended(path: str | os.PathLike[str]) -> bool:
+    """Is ``path`` a followed copy of standard input whose pipe has ended?"""
+    return bool(_ENDED) and os.path.realpath(path) in _ENDED
 
 
 def copy_whole(source: int, path: Path, out: int | None = None) -> int:
@@ -243,6 +252,7 @@ def copy_as_it_comes(source: int, path: Path, told: Told) -> threading.Thread:
         else:
             said, error = f"standard input ended, after {size_text(copied)}", False
         finally:
+            _ENDED.add(os.path.realpath(path))  # (before its lock goes: the screen looks then)
             os.close(lock)  # (before it is told: ``tell`` waits for the screen to run)
             os.close(source)
         told(said, error)
@@ -271,6 +281,7 @@ __all__ = [
     "StdinError",
     "copy_as_it_comes",
     "copy_whole",
+    "input_ended",
     "is_piped",
     "is_spool",
     "keys_from_terminal",

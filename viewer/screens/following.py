@@ -32,6 +32,7 @@ from session_core.times import epoch
 from session_core.writers import lock_gone, lock_seen, writer_holds_lock, writer_seen_gone
 
 from ..safe import inert_text
+from ..stdin_spool import input_ended
 from ..widgets.keys_footer import KeysFooter
 from ..widgets.model_status import quiet_text
 from .gc_hold import GcHold
@@ -496,11 +497,16 @@ class FollowingScreen(RemovedOnceMounted):
 
     def quiet_label(self, last_time: str | None) -> str:
         """A writer seen at work that has written nothing for a while: for how long, by its
-        last write (``last_time``, its last record's, or the file's mtime if later)."""
+        last write (``last_time``, its last record's, or the file's mtime if later); a
+        pipe's copy whose pipe has ended says so instead."""
         self.quiet_since = None
         if not self._seen_live:
             self._seen_live = self._loaded and self._is_live()
-        if not self._seen_live or self.gone:
+        if self.gone:
+            return ""
+        if input_ended(self.path):  # (a pipe's copy, no more written: its age is its
+            return "input ended"  # last line's, no quiet of a writer's)
+        if not self._seen_live:
             return ""
         read = file_read(self.path)  # (a rollout compressed in place: its copy)
         if is_compressed_file(read):

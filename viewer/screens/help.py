@@ -42,7 +42,8 @@ NOTES = (
 FILE_NOTES = (
     "ctrl+p, then Export…: the transcript as HTML, Markdown or JSON, written beside it",
     "[sticky] on a message: context a compaction keeps (v1: one written sticky, sysprompt or"
-    " with a depth; Codex: a developer or system message, its instructions)",
+    " with a depth; Codex: a developer or system message, its instructions); one a"
+    " compaction folded is marked folded instead",
 )
 
 Section = tuple[str, Sequence[BindingType]]

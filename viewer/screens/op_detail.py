@@ -50,7 +50,9 @@ def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
         ("line", _lines_said(op)),
         ("run", op.run_id),
         ("message", op.message_id),
-        ("started", op.started),
+        # (a call written once it was done has no start in the file: its one line's
+        # time is when it ended, as ``not_timed`` says under took)
+        ("started", None if op.one_line() else op.started),
         ("ended", op.ended),
         ("last seen", op.last_seen and f"{op.last_seen} (its last line; it never ended)"),
         ("took", took),

@@ -338,8 +338,8 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
     # -- measuring ----------------------------------------------------------------------
 
     def moved(self) -> Message:
-        if self.new_count and self.cursor >= len(self.items) - 1:
-            self.new_count = 0  # at the end: nothing appended is unseen any more
+        if self.new_count:  # (no more than are below the cursor: none at the end)
+            self.new_count = min(self.new_count, max(0, len(self.items) - 1 - self.cursor))
         return super().moved()
 
     def block_height(self, index: int, width: int) -> int:
@@ -472,10 +472,13 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
             # (which of the two is on screen, where ``o`` swapped the view's own)
             shown = "original" if self.original_shown(item) else "stub"
             marks[marks.index("elided")] = f"elided: {shown} shown"
-        if item.sticky and "sticky" not in marks:
-            marks.append("sticky")
         by = self.folded_by.get(item.id)
         dropped = self.dropped_by.get(item.id)
+        # (sticky: context a compaction keeps; not said of one not sent next, as a Codex
+        # instruction a compaction's replacement history does not hold, which it folded)
+        not_sent = by is not None or bool(dropped) or any(m in marks for m in NOT_SENT_MARKS)
+        if item.sticky and "sticky" not in marks and not not_sent:
+            marks.append("sticky")
         if dropped and not by and FOLDED in marks:  # (not sent next: which projection's)
             marks[marks.index(FOLDED)] = projection_dropped(f"line {dropped:,}")
         # (an item whose own mark says why it is not sent, rolled back, keeps it alone)

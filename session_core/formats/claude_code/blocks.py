@@ -30,6 +30,12 @@ COMMAND_TAGS = (
     "<bash-stdout>",
     "<bash-stderr>",
 )
+# What a command wrote, not what was typed: a slash command's or a bash-mode (``!``)
+# command's output (said as ``stdout: …``, ``readable``).
+OUTPUT_TAGS = ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr")
+# A user line that opens with one of these starts no run (``is_prompt``): it is part of
+# its command's run, as is the caveat Claude Code writes about a command's output.
+_NOT_PROMPTS = tuple(f"<{name}>" for name in (*OUTPUT_TAGS, "local-command-caveat"))
 INTERRUPTED = "[Request interrupted by user"
 # What a microcompact sends in place of each tool result it clears.
 CLEARED = "[Old tool result content cleared]"
@@ -273,9 +279,7 @@ def is_prompt(parts: list[Part]) -> bool:
     first = texts[0].text.lstrip()
     if first.startswith(INTERRUPTED):
         return False
-    return not first.startswith(
-        ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
-    )
+    return not first.startswith(_NOT_PROMPTS)
 
 
 def is_interruption(parts: list[Part]) -> bool:
@@ -347,8 +351,7 @@ def _error_text(error: Any) -> str:
 # The tags Claude Code wraps a command, its output and bash mode in that are read: those
 # a command's words are read from, then those said as output (``stdout: …``).
 _TYPED_TAGS = ("command-name", "command-args", "bash-input")
-_OUTPUT_TAGS = ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr")
-_WRAPPER_TAGS = (*_TYPED_TAGS, *_OUTPUT_TAGS)
+_WRAPPER_TAGS = (*_TYPED_TAGS, *OUTPUT_TAGS)
 NOTICE = "<task-notification>"  # Claude Code's word to the model of a background task
 _NOTICE_END = "</task-notification>"
 _NOTICE_TAGS = ("status", "summary")
@@ -434,7 +437,7 @@ def readable(text: str) -> str | None:
     typed = _typed(dict(tags))
     if typed is not None:
         return typed
-    outputs = [(tag, inner) for tag, inner in tags if tag in _OUTPUT_TAGS]
+    outputs = [(tag, inner) for tag, inner in tags if tag in OUTPUT_TAGS]
     if not outputs:
         return None
     said_each = [
