@@ -172,8 +172,10 @@ def why_not_append(path: str, fd: int, left: Identity) -> str | None:
     """Why a writer holding ``fd``, opened at ``path`` (``where_written``), may not append
     now (None: it may): its file is no longer as it left it (``CHANGED_UNDER_WRITER``),
     or ``path`` leads to another file or none (``REPLACED_UNDER_WRITER``). One rule for
-    v1's ``Session`` and agentgo's writer. ``OSError`` where the path cannot be looked at
-    for another reason (a folder made unreadable)."""
+    v1's ``Session`` and agentgo's writer. A path that cannot be looked at for another
+    reason (its folder made unsearchable a moment) tells nothing: the file held is written,
+    as it was before this look (refused, the writer stopped for good, though nothing was
+    wrong with the file)."""
     opened = os.fstat(fd)
     if _identity(opened) != left:
         return CHANGED_UNDER_WRITER
@@ -181,6 +183,8 @@ def why_not_append(path: str, fd: int, left: Identity) -> str | None:
         named = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         return REPLACED_UNDER_WRITER
+    except OSError:
+        return None
     if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
         return REPLACED_UNDER_WRITER
     return None

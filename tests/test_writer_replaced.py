@@ -111,3 +111,26 @@ def test_a_writer_opened_by_a_relative_path_appends_after_a_chdir(
     os.chdir("elsewhere")
     append()
     assert b'"after"' in (tmp_path / "t.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_writer_whose_folder_cannot_be_searched_a_moment_appends_on(
+    writer: str, tmp_path: Path
+) -> None:
+    """A folder made unsearchable (mode 600) hides whether the path still leads to the
+    file: that tells nothing of the file held, which is written (agentgo's writer said "a
+    write failed" and stopped for good, v1's refused the append), then and after."""
+    from helpers import file_permissions_apply
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    path = folder / "t.jsonl"
+    append = WRITERS[writer](path)
+    with file_permissions_apply():
+        folder.chmod(0o600)
+        try:
+            append()
+        finally:
+            folder.chmod(0o755)
+    append()
+    assert path.read_bytes().count(b'"after"') == 2
