@@ -16,7 +16,7 @@ from . import gc_pause, indexing
 from .codec import WHITE_SPACE
 from .errors import InvalidLineError, ReplayError, TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LineSource
-from .line_warnings import too_deep
+from .line_warnings import UNFINISHED_SHOWN, too_deep, unfinished_line
 from .text import as_written
 from .utf8 import is_utf8
 
@@ -339,6 +339,7 @@ def _replay_into(
     events = state.events
     with fh:
         pending: InvalidLineError | None = None
+        ended = True  # (the last block's: whether a bad last line has its newline)
         seen = 0
         number = 0
         offset = 0  # where the next line starts in the file
@@ -459,9 +460,9 @@ def _replay_into(
     if pending is not None:
         if not tolerate_tail:
             raise _mid_file(pending, where)
-        state.warnings.append(
-            f"line {pending.line} is a crash tail (not whole JSON) and was not replayed"
-        )
+        raw = pending.raw or b""
+        said = unfinished_line(pending.line or 0, len(raw), raw[:UNFINISHED_SHOWN], ended)
+        state.warnings.append(said)  # (every format's words for it)
         if keep_tail and pending.line is not None:
             state.keep_refused(pending.line, pending.raw)
     if not seen:

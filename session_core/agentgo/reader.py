@@ -14,7 +14,7 @@ from .. import gc_pause
 from ..errors import InvalidLineError, TranscriptError
 from ..events import LineSource
 from ..indexing import loads_mended
-from ..line_warnings import bad_line_reason
+from ..line_warnings import UNFINISHED_SHOWN, bad_line_reason, unfinished_line
 from ..reader import is_blank, iter_lines, open_lines, path_of
 from ..text import as_written
 from .records import span_of
@@ -261,10 +261,7 @@ def read_spans(
             for number, raw, ended in iter_lines(fh):
                 if not ended:
                     if warnings is not None and not is_blank(raw):
-                        warnings.append(
-                            f"line {number} has no newline (the writer's unfinished tail), "
-                            "and was not read"
-                        )
+                        warnings.append(unfinished_line(number, len(raw), raw[:UNFINISHED_SHOWN]))
                     break
                 span = span_of(offset, len(raw)) if spans else 0
                 record = parse_record(raw, number, where, skim and span != 0)
