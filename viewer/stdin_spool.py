@@ -125,6 +125,8 @@ def stdin_file() -> Iterator[str]:
         source = sys.stdin.fileno()  # (None, or a stream with no descriptor: 0's)
     except (AttributeError, OSError, ValueError):
         source = 0
+    if not _open(source):  # (``tailscope check - <&-``: said as the viewer says it)
+        raise StdinError(STDIN_CLOSED)
     where = regular_file(source)
     if where is not None:
         yield where
@@ -170,6 +172,10 @@ def is_piped() -> bool:
     except (AttributeError, OSError, ValueError):
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+
+
+# What every command says of ``-`` with no standard input at all (``<&-``).
+STDIN_CLOSED = "standard input is closed: there is no transcript to read"
 
 
 def stdin_closed() -> bool:
@@ -241,6 +247,7 @@ def tell(app: App[Any], message: str, error: bool) -> None:
 __all__ = [
     "NAME",
     "STDIN",
+    "STDIN_CLOSED",
     "StdinError",
     "copy_as_it_comes",
     "copy_whole",
