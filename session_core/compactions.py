@@ -12,6 +12,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .indexed import ListLike
 from .packed_ids import BATCH, PackedIds, low_hash, low_hashes
@@ -26,8 +27,10 @@ class Compaction:
     summary: str
     through: str
     fallback: bool
-    tokens_before: int | None
-    tokens_after: int | None
+    # As the file wrote each (``text.written_count``): a count, None where it left the
+    # key out, ``WRITTEN_NULL`` where it wrote null, or whatever else it wrote.
+    tokens_before: Any
+    tokens_after: Any
     folded: Sequence[str] = field(default_factory=list)
     kept: Sequence[str] = field(default_factory=list)
     line: int = 0  # the compaction's own line in the file

@@ -30,7 +30,7 @@ from .exportdoc import Document, View
 from .formats import detect_format
 from .indexing import head_record
 from .json_out import EscapedC1, escape_c1
-from .reader import bom_length, is_blank, opened_as, path_of
+from .reader import bom_length, empty_path, is_blank, opened_as, path_of
 from .text import BIG, in_slices
 from .views import dump_json, format_for, replay_any
 
@@ -193,6 +193,8 @@ def open_export(
     it all the same).
     """
     target = os.fspath(out)
+    if not target:  # (else "Is a directory": the working folder's)
+        raise empty_path()
     descriptor = _descriptor(target)
     if descriptor is not None and opened_as(descriptor, transcript):  # (``-o - >> it``)
         where = "standard output" if target == "-" else target  # (as the other reads say)

@@ -141,10 +141,8 @@ class _V1(V1Index):
             [self.where(record.id), record.ts, f"id {record.id}"],
             content,
         )
-        tokens = (
-            f"{count_text(record.tokens_before, 'unknown')} → "
-            f"{count_text(record.tokens_after, 'unknown')}"
-        )
+        # (each as ``diff`` and the Diff tab say it: one rule, ``count_text``'s)
+        tokens = f"{count_text(record.tokens_before)} → {count_text(record.tokens_after)}"
         item.marks.append(
             Mark(
                 "info",

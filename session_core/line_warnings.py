@@ -60,18 +60,24 @@ def too_deep(raw: bytes) -> str:
 KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read
 # A last line without its newline: the writer stopped mid-line (a crash tail)...
 UNENDED = "has no newline: the writer left it unfinished"
-# ...whose writer is gone, and which is not read (not kept)
-UNFINISHED = f"{UNENDED}, and it is not read (a crash tail)"
+# ...whose writer is gone, and which is not read (not kept), in every format
+NOT_READ = ", and it is not read (a crash tail)"
+UNFINISHED = f"{UNENDED}{NOT_READ}"
+# v1's crash tail may have its newline: its spec's "a malformed final line"
+NOT_WHOLE = "is not whole JSON"
 
 
 UNFINISHED_SHOWN = 240  # bytes of an unfinished line its warning shows
 
 
-def unfinished_line(line: int, size: int = 0, head: bytes = b"") -> str:
-    """The warning of a last line without its newline, once no writer will end it; given
-    its ``size`` and first bytes (``head``), what it began with: the only place what
-    was in flight is shown (no view holds the line)."""
+def unfinished_line(line: int, size: int = 0, head: bytes = b"", ended: bool = False) -> str:
+    """The warning of a crash tail in every format: a last line without its newline, once
+    no writer will end it (``ended``: v1's last line that is not whole JSON, its newline
+    written); given its ``size`` and first bytes (``head``), what it began with: the only
+    place what was in flight is shown (no view holds the line)."""
     said = f"line {line} {UNFINISHED}"
+    if ended:
+        said = f"line {line} {NOT_WHOLE}: the writer left it unfinished{NOT_READ}"
     if size and head:
         text = head[:UNFINISHED_SHOWN].decode("utf-8", "replace")
         more = "…" if size > len(text.encode()) else ""
@@ -86,13 +92,6 @@ def held_back(line: int, size: int) -> str:
         f"line {line} has no newline yet ({size:,} bytes): held back while the writer may "
         "still be writing it; w says more once it stops"
     )
-
-
-def unfinished_kept(line: int, why: str) -> str:
-    """The warning of a last line without its newline that could not be read and that a
-    reader keeps as a record all the same (Codex's ``replay``): a crash tail, said so as
-    every reader says one, not as damage mid-file (``skipped_line``'s ``why`` too)."""
-    return f"line {line} {UNENDED} ({bad_line_name(why)}: a crash tail){KEPT}"
 
 
 _BEGAN = "; its "  # (what comes after it in ``unfinished_line``: what the line began with)
@@ -147,7 +146,7 @@ def crash_tail(warnings: Iterable[str], last: int) -> str | None:
     """The warning that says the last line (``last``) could not be read (a crash tail),
     without what the line began with; None where none says so."""
     for warning in warnings:
-        if (warning.endswith(KEPT) or UNFINISHED in warning) and named_line(warning) >= last:
+        if (warning.endswith(KEPT) or NOT_READ in warning) and named_line(warning) >= last:
             return warning.split(_BEGAN, 1)[0]
     return None
 
@@ -159,6 +158,8 @@ def damage_warning(warnings: Iterable[str], last: int) -> str | None:
 
 __all__ = [
     "KEPT",
+    "NOT_READ",
+    "NOT_WHOLE",
     "UNENDED",
     "UNFINISHED",
     "UNFINISHED_SHOWN",
@@ -173,6 +174,5 @@ __all__ = [
     "skipped_line",
     "too_deep",
     "torn_last_line",
-    "unfinished_kept",
     "unfinished_line",
 ]

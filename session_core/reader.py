@@ -16,7 +16,7 @@ from . import gc_pause, indexing
 from .codec import WHITE_SPACE
 from .errors import InvalidLineError, ReplayError, TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LineSource
-from .line_warnings import too_deep
+from .line_warnings import UNFINISHED_SHOWN, too_deep, unfinished_line
 from .text import as_written
 from .utf8 import is_utf8
 
@@ -189,6 +189,8 @@ def path_of(path: Any) -> str:
         ) from None
     if "\0" in where:  # (``os`` would say ValueError; ``Session.load``, no such file)
         raise no_path(where)
+    if not where:  # (``os`` would say no such file, or take it for the working folder)
+        raise empty_path()
     return where
 
 
@@ -214,6 +216,8 @@ def cannot_read(err: OSError) -> str:
 
 def open_transcript(where: str) -> IO[bytes]:
     """``open_regular`` with every way it can fail as a ``TranscriptError``."""
+    if not where:
+        raise empty_path()
     try:
         return open_regular(where)
     except FileNotFoundError:
@@ -221,7 +225,7 @@ def open_transcript(where: str) -> IO[bytes]:
     except IsADirectoryError:
         raise TranscriptError("is a directory, not a transcript", path=where) from None
     except NotAFileError:
-        raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
+        raise not_a_file(where) from None
     except OSError as err:
         raise TranscriptError(cannot_read(err), path=where) from None
     except ValueError:
@@ -235,9 +239,23 @@ def no_path(where: str) -> TranscriptError:
 
 
 def empty_path() -> TranscriptError:
-    """What a writer says of the path ``""`` (named, it would be an empty name before
-    the colon)."""
-    return TranscriptError("the path is empty: a writer needs a file's path")
+    """What every entry point, reader or writer, says of the path ``""`` (named, it
+    would be an empty name before the colon)."""
+    return TranscriptError("the path is empty: a file's path is needed")
+
+
+def not_a_file(where: str) -> TranscriptError:
+    """What a reader says of a path that is no regular file: a pipe (``/dev/stdin``,
+    ``<(…)``, a FIFO) is said to be one, and what reads it, ``-`` (the command line's
+    standard input, copied as it comes); anything else is not a transcript."""
+    with contextlib.suppress(OSError, ValueError):
+        if stat.S_ISFIFO(os.stat(where).st_mode):
+            return TranscriptError(
+                "is a pipe, not a regular file: `-` reads one, as standard input "
+                "(`tailscope check - < PIPE`)",
+                path=where,
+            )
+    return TranscriptError("is not a regular file, so not a transcript", path=where)
 
 
 def open_lines(where: str) -> tuple[IO[bytes], bool]:
@@ -339,6 +357,7 @@ def _replay_into(
     events = state.events
     with fh:
         pending: InvalidLineError | None = None
+        ended = True  # (the last block's: whether a bad last line has its newline)
         seen = 0
         number = 0
         offset = 0  # where the next line starts in the file
@@ -459,9 +478,9 @@ def _replay_into(
     if pending is not None:
         if not tolerate_tail:
             raise _mid_file(pending, where)
-        state.warnings.append(
-            f"line {pending.line} is a crash tail (not whole JSON) and was not replayed"
-        )
+        raw = pending.raw or b""
+        said = unfinished_line(pending.line or 0, len(raw), raw[:UNFINISHED_SHOWN], ended)
+        state.warnings.append(said)  # (every format's words for it)
         if keep_tail and pending.line is not None:
             state.keep_refused(pending.line, pending.raw)
     if not seen:

@@ -24,7 +24,7 @@ from .message import Message, message_from_payload, payload_is_sticky
 from .packed_ids import PackedIds
 from .records import OUTCOMES, RunContexts, Sections, Stamps, ToolOps
 from .text import as_str as _str
-from .text import as_written
+from .text import as_written, written_count
 
 REFUSED_KEPT = 10_000  # lines a replay keeps without applying them (``keep_refused``)
 KNOWN_TYPES = frozenset(
@@ -409,8 +409,8 @@ class ReplayState:
             summary=_str(payload.get("summary")),
             through=_str(payload.get("replaces-through-id")),
             fallback=payload.get("fallback") is True,  # (a bool, as the spec types it)
-            tokens_before=payload.get("tokens-before"),
-            tokens_after=payload.get("tokens-after"),
+            tokens_before=written_count(payload, "tokens-before"),  # (null told from missing)
+            tokens_after=written_count(payload, "tokens-after"),
             line=self.last_line + 1 if line is None else line,  # (as ``feed`` numbers it)
             event=len(self.event_lines),  # (appended next)
         )

@@ -10,7 +10,10 @@ from __future__ import annotations
 import math
 import re
 import shlex
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import orjson
 
 from .json_out import beyond_said, compact_json, escape_c1, holds_non_finite
 from .times import seconds_between
@@ -406,10 +409,23 @@ def grouped(value: object) -> str:
     return compact_json(value)
 
 
+# A count a file wrote as ``null`` (``written_count``), told from one it left out: each
+# is said as written (``null``; ``?``). Dumped as JSON, it is ``null``.
+WRITTEN_NULL = orjson.Fragment(b"null")
+
+
+def written_count(fields: Mapping[str, Any], key: str) -> Any:
+    """A count field as the file wrote it: None where it left the key out, ``WRITTEN_NULL``
+    where it wrote ``null``, else its value (``count_text`` says each)."""
+    value = fields.get(key)
+    return WRITTEN_NULL if value is None and key in fields else value
+
+
 def count_text(value: object, unknown: str = "?") -> str:
     """A count a file wrote, as a row says it: ``12,345``; missing, ``unknown``; anything
-    else (a string, a list, a flag, a count below 0: no count) as its JSON, inert and on
-    one line, never taken for a number (a newline in one forged ``diff`` rows)."""
+    else (a string, a list, a flag, a count below 0: no count; ``null``, ``WRITTEN_NULL``)
+    as its JSON, inert and on one line, never taken for a number (a newline in one forged
+    ``diff`` rows)."""
     if value is None:
         return unknown
     if type(value) is int and value >= 0:

@@ -30,6 +30,7 @@ from session_core.agentgo import (
 from session_core.errors import (
     InvalidLineError,
 )
+from session_core.line_warnings import unfinished_line
 
 # --- the strict reader ----------------------------------------------------------------------
 
@@ -163,9 +164,9 @@ class TestStrictReader:
         view = read_view(valid)
         # ... and said to be left out (api.md: a malformed final line is in the warnings)
         number = len(records) + 1
-        assert view.warnings == [
-            f"line {number} has no newline (the writer's unfinished tail), and was not read"
-        ]
+        said = f"line {number} has no newline: the writer left it unfinished, and it is not"
+        assert view.warnings == [unfinished_line(number, len(tail), tail)]  # (every format's)
+        assert view.warnings[0].startswith(f"{said} read (a crash tail); its ")
         view.warnings.clear()
         assert view.to_json() == read_view_of(records).to_json()
 

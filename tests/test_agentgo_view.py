@@ -209,7 +209,7 @@ class TestFollow:
         whole = read_view(path)
         # (a whole read says it left out a line the writer had not finished; the
         # follower holds such a line back until it is)
-        assert all("unfinished tail" in warning for warning in whole.warnings)
+        assert all("a crash tail" in warning for warning in whole.warnings)
         whole.warnings.clear()
         assert live.view.to_json() == whole.to_json()
         assert live.view.run_status(run_ids[0]) == "open"

@@ -238,7 +238,12 @@ def test_duplicated_lines_everywhere(transcript: Path, capsys) -> None:
 # (1), or the warnings and the messages replayed (0).
 SUBPROCESS_CASES = [
     # cut in the middle of line 4 (the call's dispatch): a crash tail, the lines before it
-    ("truncated", lambda d: d[: len(d) // 2], 0, (["line 4 is a crash tail"], ["héllo €", ""])),
+    (
+        "truncated",
+        lambda d: d[: len(d) // 2],
+        0,
+        (["line 4 has no newline: the writer left it unfinished"], ["héllo €", ""]),
+    ),
     # a byte of the meta line made a lone UTF-8 continuation byte
     ("flipped", lambda d: d[:40] + bytes([d[40] ^ 0x80]) + d[41:], 1, "line 1: is not valid UTF-8"),
     (

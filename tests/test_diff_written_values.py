@@ -111,3 +111,30 @@ def test_the_diff_tab_says_a_trigger_on_one_line(tmp_path: Path) -> None:
     (mark,) = [row for row in rows if row.startswith("◆")]
     assert "· auto⏎= line" in mark and "␛[31m" in mark, mark
     assert not [row for row in rows if "\n" in row or "\x1b" in row], rows
+
+
+def test_v1_compaction_counts_left_out_or_null_are_said_alike_by_diff_and_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A compaction's token counts, one left out and one written ``null``: ``diff`` said
+    ``? -> ?`` and the export ``unknown → unknown`` (an audit). One rule for both, as the
+    file wrote each: left out, ``?``; ``null``, its JSON."""
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path) as s:
+        first = s.append_message(Message(role="user", content="hi"))
+        s.append_compaction("SUMMARY", first, tokens_before=900, tokens_after=10)
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[-1])
+    del record["payload"]["tokens-before"]
+    record["payload"]["tokens-after"] = None
+    path.write_text("\n".join([*lines[:-1], json.dumps(record)]) + "\n")
+    row = next(row for row in _diff(path, capsys) if "compaction through" in row)
+    assert "; tokens ? -> null;" in row, row
+    assert main(["export", str(path), "--format", "md"]) == 0
+    mark = next(
+        line for line in capsys.readouterr().out.splitlines() if "compaction summary" in line
+    )
+    assert "; tokens ? → null;" in mark, mark
+    assert main(["replay", str(path)]) == 0  # (the replay's JSON: null for both, as before)
+    replayed = json.loads(capsys.readouterr().out)["compactions"][0]
+    assert replayed["tokens-before"] is None and replayed["tokens-after"] is None

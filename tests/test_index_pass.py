@@ -20,6 +20,7 @@ from test_lazy_events import busy_transcript, followed
 from session_core import Session
 from session_core.errors import InvalidLineError, ReplayError, TranscriptError
 from session_core.facts import message_facts
+from session_core.line_warnings import unfinished_line
 from session_core.reader import check_envelope, is_blank, loads_line, replay_file
 from session_core.replay import ReplayState
 from session_core.text import as_written
@@ -72,9 +73,9 @@ def plain_replay_file(path: Path, tolerate_tail: bool) -> ReplayState:
     if pending is not None:
         if not tolerate_tail:
             raise _mid(pending)
-        state.warnings.append(
-            f"line {pending.line} is a crash tail (not whole JSON) and was not replayed"
-        )
+        raw = pending.raw
+        ended = path.read_bytes().endswith(b"\n")  # (the bad line is the last)
+        state.warnings.append(unfinished_line(pending.line or 0, len(raw), raw[:240], ended))
     return state
 
 

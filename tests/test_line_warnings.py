@@ -4,7 +4,12 @@ and ``crashed`` rows read back out of them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
+from format_fixtures import BUILT_IN
+from helpers import run_cli
 
 from session_core.indexing import MOST_LEVELS
 from session_core.line_warnings import (
@@ -95,10 +100,11 @@ def test_a_torn_last_line_is_a_crash_tail() -> None:
 
 
 def test_codex_says_its_torn_last_line_is_a_crash_tail(tmp_path: Path) -> None:
-    """Codex's replay keeps a torn last line as a record; its warning said so as of damage
-    mid-file ("line N is not valid JSON, and was kept as it is"). It says the line has no
-    newline, a crash tail, as every reader says one, and still that it was kept; a bad
-    line before the last keeps the damage's words."""
+    """Codex's replay kept a torn last line as a record; its warning said so as of damage
+    mid-file ("line N is not valid JSON, and was kept as it is"), then "was kept as it
+    is" of a line not read (an audit). It says the line has no newline, a crash tail
+    not read, in every reader's words (``unfinished_line``), and keeps no record of it;
+    a bad line before the last keeps the damage's words."""
     from codex_writer import RolloutWriter
 
     import session_core.formats
@@ -116,9 +122,32 @@ def test_codex_says_its_torn_last_line_is_a_crash_tail(tmp_path: Path) -> None:
         last = w.line + 1
         w.raw(torn)
         warnings = codex.replay_json(path)["warnings"]
-        said = f"line {last} {unended} (not valid UTF-8: a crash tail){KEPT}"
+        said = f"line {last} {unended}, and it is not read (a crash tail); its "
+        said += f"{len(torn)} bytes begin {torn.decode(errors='replace')}"
+        assert said == unfinished_line(last, len(torn), torn)
         assert warnings == ([f"line 2 is not valid JSON{KEPT}"] if damaged else []) + [said]
         assert torn_last_line(warnings, last)
         assert first_damage(warnings, last) == ((2, "is not valid JSON") if damaged else None)
         if not damaged:
             assert f"warning: {said}" in codex.check(path)
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_a_crash_tail_is_said_in_one_wording_by_every_format(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``check`` said a crash tail four ways, one per format, Codex's "was kept as it is"
+    of a line not read (an audit): one wording now, ``unfinished_line``'s, for all."""
+    path = BUILT_IN[name](tmp_path)
+    whole = path.read_bytes()
+    whole = whole[: whole.rindex(b"\n") + 1]  # (its story's own torn line, if any, off)
+    torn = b'{"cut": "x'
+    path.write_bytes(whole + torn)
+    last = whole.count(b"\n") + 1
+    os.utime(path, (1_000_000_000, 1_000_000_000))  # (its writer long gone)
+    code, out, _err = run_cli(capsys, "check", str(path))
+    said = "has no newline: the writer left it unfinished, and it is not read (a crash tail)"
+    assert code == 0, out
+    assert out.endswith(f'warning: line {last} {said}; its 10 bytes begin {{"cut": "x)\n')
+    assert out.count("warning") == 1
+    assert unfinished_line(last, len(torn), torn) in out

@@ -63,3 +63,40 @@ def test_live_transcript_refuses_another_format_at_once(tmp_path: Path) -> None:
         live.apply(update)
     assert refused.value.line == 1 and "is codex, not transcript-v1" in str(refused.value)
     assert not live.state.warnings and not live.state.event_lines  # (nothing taken)
+
+
+def test_the_readmes_example_says_no_reset_of_a_file_not_there_yet(tmp_path: Path) -> None:
+    """The example printed "truncated or replaced" as it started on a path with no file
+    yet (an audit): a first update of a missing file is a reset with nothing read. It
+    says the file is not there, reads it once it is, and starts again once it is gone."""
+    path = tmp_path / "run.jsonl"
+    made = BUILT_IN["transcript-v1"](tmp_path / "made")
+    names: dict[str, Any] = {}
+    exec(compile(_example(), "README.md", "exec"), names)
+    out = io.StringIO()
+    sent = len(open_transcript(made).messages)
+
+    async def run() -> None:
+        watching = asyncio.ensure_future(names["watch"](str(path)))
+        await asyncio.sleep(0.5)
+        made.rename(path)  # (the file appears whole)
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if f"{sent} messages would be sent next" in out.getvalue():
+                break
+        path.unlink()
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if "starting again" in out.getvalue():
+                break
+        watching.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watching
+
+    with contextlib.redirect_stdout(out):
+        asyncio.run(run())
+    said = out.getvalue().splitlines()
+    assert said[0] == f"note: {path} does not exist yet; waiting for it", said
+    read = said.index(f"{sent} messages would be sent next")
+    assert not any("again" in line or "replaced" in line for line in said[:read]), said
+    assert said[-1] == "starting again from line 1", said

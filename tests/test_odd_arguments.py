@@ -15,11 +15,13 @@ from session_core import (
     Message,
     Session,
     TranscriptError,
+    agentgo,
     detect_format,
     follow,
     open_transcript,
     peek,
 )
+from session_core.agentgo import AgentGoSession
 from session_core.formats import by_name
 
 
@@ -94,6 +96,39 @@ def test_a_path_of_another_type_is_refused_as_a_transcript_error(path: object) -
         open_transcript(path)  # type: ignore[arg-type]
     with pytest.raises(TranscriptError, match="a path is needed"):
         Session.load(path)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("path", [None, 123, ["a.jsonl"]])
+def test_agentgo_refuses_a_path_of_another_type_as_v1_does(path: object) -> None:
+    """(An audit: agentgo's writer and readers let ``TypeError`` out, where v1's say
+    ``a path is needed, not int``.)"""
+    entries = [
+        AgentGoSession.create,
+        AgentGoSession.open,
+        lambda p: list(agentgo.read(p)),
+        agentgo.read_view,
+        lambda p: Session.create(p, meta={}),
+    ]
+    for entry in entries:
+        with pytest.raises(TranscriptError) as refused:
+            entry(path)
+        assert str(refused.value) == f"{path}: a path is needed, not {type(path).__name__}"
+
+
+@pytest.mark.parametrize("name", ["transcript-v1", "codex"])
+def test_agentgo_read_of_another_format_says_what_it_is(name: str, tmp_path: Path) -> None:
+    """``agentgo.read`` of a v1 file said ``has no integer seq``, where
+    ``AgentGoSession.open`` says which format the file is."""
+    path = FACTORIES[name](tmp_path)
+    said = f"{path}: line 1: is {name}, not agentgo-v1: "
+    for entry, reader in [
+        (lambda p: list(agentgo.read(p)), "agentgo.read reads"),
+        (agentgo.read_view, "agentgo.read_view reads"),
+        (AgentGoSession.open, "AgentGoSession.open continues"),
+    ]:
+        with pytest.raises(TranscriptError) as refused:
+            entry(path)
+        assert str(refused.value).startswith(said + reader + " agentgo-v1 files alone")
 
 
 def test_a_path_given_as_bytes_is_read_as_its_name(tmp_path: Path) -> None:

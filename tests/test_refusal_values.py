@@ -14,7 +14,7 @@ import orjson
 import pytest
 from helpers import run_cli
 
-from session_core import Session, TranscriptError
+from session_core import Session, TranscriptError, detect_format, peek
 from session_core.agentgo import AgentGoSession
 from session_core.text import as_written
 
@@ -314,3 +314,34 @@ def test_a_number_beyond_a_double_is_quoted_as_written_by_every_refusal(
     follow_into(live.apply, path, 1 << 10, False)
     warnings = live.state.warnings
     assert any(f"{said} (not applied)" in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize(
+    ("v", "said"),
+    [
+        (_GONE, 'line 1: has no "v"; this reader reads version 1'),
+        (2, "line 1: has envelope version 2; this reader reads version 1"),
+    ],
+)
+def test_a_session_meta_line_without_v_is_v1s_and_said_to_lack_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], v: Any, said: str
+) -> None:
+    """A line whose type is ``session-meta`` is v1's: one without ``"v"`` was "not a
+    transcript" to ``check``, ``replay`` and ``peek`` (an audit), where ``Session.load``
+    said ``has no "v"`` and a ``"v": 2`` was said to be version 2."""
+    path = _v1_file(tmp_path / "s.jsonl", _message())
+    lines = path.read_bytes().splitlines(keepends=True)
+    meta = orjson.loads(lines[0])
+    meta.pop("v")
+    if v is not _GONE:
+        meta["v"] = v
+    path.write_bytes(orjson.dumps(meta) + b"\n" + b"".join(lines[1:]))
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 1 and out == f"{path}: bad: {said}\n"
+    code, _out, err = run_cli(capsys, "replay", str(path))
+    assert code == 1 and err == f"tailscope: {path}: {said}\n"
+    with pytest.raises(TranscriptError) as refused:
+        Session.load(path)
+    assert refused.value.line == 1 and str(refused.value).endswith(said)
+    assert detect_format(path) == "transcript-v1"
+    assert "not a transcript" not in str(peek(path).error)

@@ -95,4 +95,4 @@ def test_a_row_ending_in_a_whole_line_without_newline_is_a_fresh_scan_s(
     assert counts(row) == (ended if fmt.keeps_unended_line else unread)
     assert row.crash_tail is not fmt.keeps_unended_line
     _, said, _ = run_cli(capsys, "check", str(path))
-    assert ("was not read" in said) is not fmt.keeps_unended_line, said
+    assert ("it is not read (a crash tail)" in said) is not fmt.keeps_unended_line, said

@@ -159,15 +159,19 @@ def test_the_viewer_refuses_a_terminal_as_its_transcript(monkeypatch, capsys) ->
 
 def test_standard_input_closed_or_uncopyable_is_said_as_such(tmp_path: Path) -> None:
     """(Both read "standard output: cannot write": the copy's error taken for the
-    output's.)"""
+    output's.) A closed standard input is said in the viewer's words by the text
+    commands too (an audit: theirs was "cannot be read: Bad file descriptor")."""
     import resource
 
     tmp = tmp_path / "t"
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp)}
+    closed_words = "standard input is closed: there is no transcript to read"
     for args, said in (
-        ("check -", "standard input: cannot be read: Bad file descriptor"),
-        ("-", "standard input is closed: there is no transcript to read"),
+        ("check -", closed_words),
+        ("replay -", closed_words),
+        ("export - --format md", closed_words),
+        ("-", closed_words),
     ):
         closed = subprocess.run(
             ["sh", "-c", f"exec {sys.executable} -m viewer.cli {args} <&-"],

@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_lazy_events import followed
 
 from session_core import RefusedAppendError, Session, TranscriptError, peek
+from session_core.line_warnings import unfinished_line
 from session_core.reader import is_blank, replay_file
 from viewer.cli import main
 
@@ -66,7 +67,9 @@ def test_a_last_line_with_one_is_the_crash_tail_load_cuts(tmp_path: Path) -> Non
     path = written(tmp_path, META, message("a", b"hi"), LONE)
     replayed = replay_file(path, tolerate_tail=True)
     assert replayed.message_ids() == ["a"]
-    assert replayed.warnings == ["line 3 is a crash tail (not whole JSON) and was not replayed"]
+    said = "line 3 is not whole JSON: the writer left it unfinished, and it is not read"
+    assert replayed.warnings == [unfinished_line(3, len(LONE), LONE, ended=True)]
+    assert replayed.warnings[0].startswith(f"{said} (a crash tail); its ")
     copy = shutil.copy(path, tmp_path / "copy.jsonl")
     with Session.load(copy) as s:
         assert s.message_ids() == ["a"]

@@ -19,6 +19,7 @@ from session_core.views import dump_json, format_for, replay_any
 from .signal_end import ended_by_signals
 from .stdin_spool import (
     STDIN,
+    STDIN_CLOSED,
     StdinError,
     copy_as_it_comes,
     is_piped,
@@ -246,8 +247,12 @@ def cannot_view(args: argparse.Namespace | None) -> str | None:
     path = getattr(args, "path", None)
     if path == STDIN:
         if stdin_closed():  # (``tailscope - <&-``: else /dev/tty is opened as its 0)
-            return "standard input is closed: there is no transcript to read"
+            return STDIN_CLOSED
         return no_terminal(keys_from_tty=True)
+    if path == "":  # (else the working folder's, followed as the file's)
+        from session_core.reader import empty_path
+
+        return str(empty_path())
     folder = None if path is None else os.path.dirname(os.path.abspath(path))
     if path is not None and not os.path.exists(path) and not os.path.isdir(folder or ""):
         return f"{path}: no such file or directory, nor its folder"

@@ -131,6 +131,8 @@ def stdin_file() -> Iterator[str]:
     """A text command's standard input as a file: itself where it is one, else a copy of
     all of it (a terminal's: what is typed, to ctrl-d, as ``cat`` reads it)."""
     source = stdin_source()
+    if not _open(source):  # (``tailscope check - <&-``: said as the viewer says it)
+        raise StdinError(STDIN_CLOSED)
     where = regular_file(source)
     if where is not None:
         yield where
@@ -208,6 +210,10 @@ def is_piped() -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
 
 
+# What every command says of ``-`` with no standard input at all (``<&-``).
+STDIN_CLOSED = "standard input is closed: there is no transcript to read"
+
+
 def stdin_closed() -> bool:
     """``tailscope - <&-``: there is no standard input at all."""
     return not _open(0)
@@ -278,6 +284,7 @@ def tell(app: App[Any], message: str, error: bool) -> None:
 __all__ = [
     "NAME",
     "STDIN",
+    "STDIN_CLOSED",
     "StdinError",
     "copy_as_it_comes",
     "copy_whole",

@@ -14,8 +14,8 @@ from .. import gc_pause
 from ..errors import InvalidLineError, TranscriptError
 from ..events import LineSource
 from ..indexing import loads_mended
-from ..line_warnings import bad_line_reason
-from ..reader import is_blank, iter_lines, open_lines
+from ..line_warnings import UNFINISHED_SHOWN, bad_line_reason, unfinished_line
+from ..reader import is_blank, iter_lines, open_lines, path_of
 from ..text import as_written
 from .records import span_of
 from .view import AgentGoView
@@ -242,12 +242,15 @@ def read_spans(
     skim: bool = False,
     warnings: list[str] | None = None,
     spans: bool = True,
+    reader: str = "agentgo.read",
 ) -> Iterator[tuple[dict[str, Any], int, int]]:
     """``read``, each record with its line number and its span in the file (``skim``: a
     big model_request's data holds only its config, for a caller that reads records
     again by span; ``warnings``: told of an unfinished tail left out). A compressed file
-    (``fh`` None, or ``spans`` False) gives every record the span 0: none to read by."""
-    where = os.fspath(path)
+    (``fh`` None, or ``spans`` False) gives every record the span 0: none to read by.
+    A first line refused in a file of another format says which it is (``reader``: the
+    caller named), as ``AgentGoSession.open`` does."""
+    where = path_of(path)
     if fh is None:
         fh, compressed = open_lines(where)  # never blocks on a FIFO; closed by the with
         spans = not compressed
@@ -258,10 +261,7 @@ def read_spans(
             for number, raw, ended in iter_lines(fh):
                 if not ended:
                     if warnings is not None and not is_blank(raw):
-                        warnings.append(
-                            f"line {number} has no newline (the writer's unfinished tail), "
-                            "and was not read"
-                        )
+                        warnings.append(unfinished_line(number, len(raw), raw[:UNFINISHED_SHOWN]))
                     break
                 span = span_of(offset, len(raw)) if spans else 0
                 record = parse_record(raw, number, where, skim and span != 0)
@@ -270,10 +270,23 @@ def read_spans(
                 offset += len(raw) + 1
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
+        except TranscriptError as err:
+            raise _of_another_format(where, err, reader) from None
     if checker.session_id is None:
-        raise TranscriptError(
-            "has no complete line; an agentgo session starts with session_start", path=where
+        raise _of_another_format(
+            where,
+            TranscriptError(
+                "has no complete line; an agentgo session starts with session_start",
+                path=where,
+            ),
+            reader,
         )
+
+
+def _of_another_format(where: str, err: TranscriptError, reader: str) -> TranscriptError:
+    from ..formats import of_another_format  # (the registry imports this module)
+
+    return of_another_format(where, err, "agentgo-v1", reader, "reads")
 
 
 def read_view(
@@ -289,7 +302,7 @@ def read_view(
     read, when something asks for one); ``keep=False`` keeps none (a check). ``fed``
     is told each record the view took, with its span, while it is parsed.
     """
-    where = os.fspath(path)
+    where = path_of(path)
     if view is None:
         view = AgentGoView(keep=keep)
     fh, compressed = open_lines(where)
@@ -297,7 +310,14 @@ def read_view(
         view.records.source = LineSource(os.dup(fh.fileno()))
     feed = view.feed
     with gc_pause.paused():
-        records = read_spans(where, fh, skim=True, warnings=view.warnings, spans=not compressed)
+        records = read_spans(
+            where,
+            fh,
+            skim=True,
+            warnings=view.warnings,
+            spans=not compressed,
+            reader="agentgo.read_view",
+        )
         for record, number, span in records:
             feed(record, number, span)
             if fed is not None:

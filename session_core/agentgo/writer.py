@@ -18,7 +18,7 @@ from ..codec import not_finite
 from ..errors import RefusedAppendError, SessionClosedError, TranscriptError
 from ..events import CHANGED_UNDER_WRITER, file_identity, where_written, why_not_append, wrote_alone
 from ..locking import create_locked, freed_when_dropped, open_locked, remove_made
-from ..reader import empty_path, iter_lines
+from ..reader import empty_path, iter_lines, path_of
 from .reader import VERSION, StrictReader, parse_record
 from .shape import NEEDS_EXECUTION, execution_said
 
@@ -73,7 +73,7 @@ class AgentGoSession:
 
     @classmethod
     def create(cls, path: str | os.PathLike[str]) -> AgentGoSession:
-        where = os.fspath(path)
+        where = path_of(path)  # (not a path: a TranscriptError, as Session's)
         fd, made = create_locked(where, "session")
         session: AgentGoSession | None = None
         try:
@@ -95,7 +95,7 @@ class AgentGoSession:
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> AgentGoSession:
         """Validate the whole file, cut only an unfinished final line, continue its seq."""
-        where = os.fspath(path)
+        where = path_of(path)  # (not a path: a TranscriptError, as Session's)
         if not where:
             raise empty_path()
         if not os.path.isfile(where):

@@ -113,17 +113,19 @@ def detect_records(records: Any, bom: bool = False) -> Format | None:
     return head.format
 
 
-def of_another_format(path: str, err: TranscriptError, wanted: str, opener: str) -> TranscriptError:
-    """``err`` (a writer's open refusing its first line), or, where the file is of another
-    format, what it is and what reads it: "has envelope version None" said nothing of a
-    Claude Code session given to ``Session.load``."""
+def of_another_format(
+    path: str, err: TranscriptError, wanted: str, opener: str, does: str = "continues"
+) -> TranscriptError:
+    """``err`` (a writer's open, or a strict reader, refusing its first line), or, where
+    the file is of another format, what it is and what reads it: "has envelope version
+    None" said nothing of a Claude Code session given to ``Session.load``."""
     if err.line not in (None, 1):
         return err
     found = detect_format(path)
     if found is None or found == wanted:
         return err
     return TranscriptError(
-        f"is {found}, not {wanted}: {opener} continues {wanted} files alone "
+        f"is {found}, not {wanted}: {opener} {does} {wanted} files alone "
         "(session_core.open_transcript reads every format)",
         path=path,
         line=err.line,  # (its first line: where the file says what it is)

@@ -16,10 +16,11 @@ from ..indexing import concatenated, loads_payload
 from ..json_out import compact_json
 from ..line_warnings import (
     KEPT,
+    UNFINISHED_SHOWN,
     bad_line_name,
     bad_line_reason,
     joined_warning,
-    unfinished_kept,
+    unfinished_line,
 )
 from ..model import (
     Part,
@@ -270,10 +271,18 @@ class Builder(ABC):
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
         """A line that is not a JSON object: kept as a warning (and raw, where shown); a
-        whole read's last line without its newline (``unended``) said to be a crash tail."""
-        self.warnings.append(
-            unfinished_kept(line, why) if self.unended else f"line {line} {why}{KEPT}"
-        )
+        whole read's last line without its newline (``unended``) is a crash tail, not
+        read, not kept (``keeps_line``), said in every format's words: what it began with
+        is said."""
+        if self.unended:
+            self.warnings.append(unfinished_line(line, len(raw), raw[:UNFINISHED_SHOWN]))
+        else:
+            self.warnings.append(f"line {line} {why}{KEPT}")
+
+    def keeps_line(self) -> bool:
+        """Whether the line ``bad_line`` was just told of is kept (raw, where shown): not
+        a crash tail, which is not read."""
+        return not self.unended
 
     @abstractmethod
     def transcript(self, writer_alive: bool | None = None) -> Transcript:

@@ -86,7 +86,7 @@ class ClaudeCodeFormat(AgentFormat):
         kind = record.get("type")
         if not isinstance(kind, str):
             return False
-        if kind == "session-meta" and "v" in record:
+        if kind == "session-meta":
             return False  # transcript-v1
         if kind == "session_start" and "session_id" in record and "seq" in record:
             return False  # agentgo-v1

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import msgspec
 
 from ...item_heights import folded_height
-from ...line_warnings import UNFINISHED_SHOWN, unfinished_line
 from ...model import Part, Run, Transcript
 from ...node_id_column import NodeIdColumn
 from ...utf8 import BlockLines
@@ -241,14 +240,9 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         self._feed(line_of(record), record, line)
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
-        """A line that is not a JSON object: a warning, and a raw record where it was; a
-        whole read's unfinished last line (``unended``) a warning alone, as a follower
-        holds it back."""
-        if self.unended:
-            # (not "kept": it is not shown; what it began with is said)
-            self.warnings.append(unfinished_line(line, len(raw), raw[:UNFINISHED_SHOWN]))
-        else:
-            super().bad_line(line, raw, why)
+        """A line that is not a JSON object: a warning (``Builder``'s: an unfinished last
+        line a warning alone, as a follower holds it back)."""
+        super().bad_line(line, raw, why)
         self.version += 1
         if line > self.lines:
             self.lines = line

@@ -254,7 +254,8 @@ class CodexBuilder(CodexEvents):
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
         super().bad_line(line, raw, why)
-        self._add([self.bad_line_part(raw, why)], line, "system", "record", None, keep=True)
+        if self.keeps_line():
+            self._add([self.bad_line_part(raw, why)], line, "system", "record", None, keep=True)
 
     def _record(
         self, record: dict[str, Any], line: int, ts: str | None, other: bool = False

@@ -113,7 +113,8 @@ class V1Format(TranscriptFormat):
     viewer_module: ClassVar[str | None] = "viewer.formats.v1"
 
     def claims(self, record: dict[str, Any]) -> bool:
-        return record.get("type") == "session-meta" and "v" in record
+        # (its type alone: a meta line that lacks "v" is v1's, said to lack it)
+        return record.get("type") == "session-meta"
 
     def builder(self, path: str) -> Builder:
         return V1Builder(path)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ...indexed import Indexed
 from ...item_heights import FOLD_PARTS
 from ...model import Compaction, Part
-from ...text import count, count_text
+from ...text import WRITTEN_NULL, count, count_text
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -58,8 +58,9 @@ def made_compaction(c: ReplayCompaction, at: dict[str, int]) -> Compaction:
         summary=c.summary,
         folded=c.folded,  # (a compaction's lists are not changed once it is applied)
         kept=c.kept,
-        tokens_before=c.tokens_before,
-        tokens_after=c.tokens_after,
+        # (a written null, said ``null`` by the rows, is no count to the model: None)
+        tokens_before=None if c.tokens_before is WRITTEN_NULL else c.tokens_before,
+        tokens_after=None if c.tokens_after is WRITTEN_NULL else c.tokens_after,
         ts=c.ts,
     )
 
