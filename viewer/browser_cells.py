@@ -64,14 +64,19 @@ class Sort:
         return f"{LABELS[self.column]} {'↓' if self.reverse else '↑'}"
 
 
-STATUS_LABEL: dict[Status, str] = {
-    "live": "● live",
+# Each status's one name, on every surface the browser says it (its cell, the footer's
+# counts, the filter in the title, an empty table's row, the detail): a file no format
+# claims is "other" (it was also "not a transcript", "not-a-transcript" and "other than a
+# transcript" there), as the README's status table names it.
+STATUS_NAME: dict[Status, str] = {
+    "live": "live",
     "finished": "finished",
     "crashed": "crashed",
     "damaged": "damaged",
     "unreadable": "unreadable",
     "not-a-transcript": "other",
 }
+STATUS_LABEL: dict[Status, str] = {**STATUS_NAME, "live": "● live"}  # (the cell's)
 STATUS_STYLE: dict[Status, str] = {
     "live": "bold green",
     "finished": "",
@@ -79,14 +84,6 @@ STATUS_STYLE: dict[Status, str] = {
     "damaged": "bold red",
     "unreadable": "bold magenta",
     "not-a-transcript": "dim italic",
-}
-STATUS_NAME: dict[Status, str] = {
-    "live": "live",
-    "finished": "finished",
-    "crashed": "crashed",
-    "damaged": "damaged",
-    "unreadable": "unreadable",
-    "not-a-transcript": "not a transcript",
 }
 UNKNOWN = Text("unknown", style="dim", justify="right")
 # A file that made no model response: its usage none, as its header says it (``NO_RESPONSE``)
@@ -352,8 +349,8 @@ def none_shown(every: int, needle: str, status: Status | None) -> str | None:
     if not every or not (needle or status):
         return None
     said = [f"matches {one_line(needle, 40)!r}"] if needle else []
-    if status == "not-a-transcript":
-        said.append("is other than a transcript")
+    if status == "not-a-transcript":  # (a name, not an adjective: "is other" reads amiss)
+        said.append(f"has status {STATUS_NAME[status]}")
     elif status == "finished":  # (a file read *failed* is one: its loop said it ended)
         said.append("is finished (or failed)")
     elif status is not None:

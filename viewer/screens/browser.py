@@ -87,9 +87,9 @@ class BrowserScreen(DirectoryWatch):
         Binding(
             "n",
             "status('not-a-transcript')",
-            "Not transcripts",
+            "Other",
             show=False,
-            tooltip="Only the files that are not transcripts",
+            tooltip="Only the files of status other: not transcripts",
         ),
         Binding("r", "rescan", "Rescan", show=False, tooltip="Scan the files again"),
     ]
