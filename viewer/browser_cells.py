@@ -48,6 +48,11 @@ SESSION_WIDTH_MIN, SESSION_WIDTH_WANTED = 16, 24
 # the column the rows are sorted by, so the order can be seen). Tokens before the
 # duration: the cost column beside it says much of what they do.
 DROPPED_FIRST = ("started", "tools", "size", "tokens", "duration", "agent", "cost")
+# Narrower still (40 columns), these go too, before the session column is narrower than
+# SESSION_WIDTH_MIN, and then the sorted-by column: the status is never dropped (at 40
+# columns it was, and the row ran past the edge, a scroll bar's stray ``▍`` below it).
+DROPPED_THEN = ("messages", "last")
+SESSION_WIDTH_LEAST = 4  # (where even the session and the status alone do not fit)
 SORTABLE = [key for key, _, _ in COLUMNS]
 LABELS = {key: header for key, header, _ in COLUMNS}
 NUMERIC = {"duration", "size", "messages", "tools", "tokens", "cost"}  # (right-aligned)
@@ -103,21 +108,26 @@ def status_cell(summary: FileSummary) -> Text:
 def fitting_columns(width: int, keep: str | None = None) -> list[tuple[str, str, int]]:
     """The columns shown in ``width`` cells, each with its width: all of them when the
     session column can be ``SESSION_WIDTH_WANTED`` wide, else without the first of
-    ``DROPPED_FIRST`` that it takes, never ``keep`` (the sorted-by column); the session
-    column takes the rest, the agent / model column half of what it has to spare."""
+    ``DROPPED_FIRST`` that it takes, never ``keep`` (the sorted-by column); narrower, so
+    that it keeps ``SESSION_WIDTH_MIN``, ``DROPPED_THEN`` and ``keep`` too, never the
+    status; the session column takes the rest, the agent / model column half of what it
+    has to spare."""
     dropped: set[str] = set()
-    for key in (None, *(k for k in DROPPED_FIRST if k != keep)):
+    first = [k for k in DROPPED_FIRST if k != keep]
+    then = [k for k in (*DROPPED_THEN, keep) if k in LABELS and k not in ("session", "status")]
+    for at, key in enumerate((None, *first, *dict.fromkeys(then))):
         if key is not None:
             dropped.add(key)
         shown = [column for column in COLUMNS if column[0] not in dropped]
         fixed = sum(w or 0 for _, _, w in shown)
         room = width - fixed - 2 * len(shown) - 2  # 2: a cell each side; 2: the scrollbar
-        if room >= SESSION_WIDTH_WANTED:
+        if room >= (SESSION_WIDTH_WANTED if at < len(first) else SESSION_WIDTH_MIN):
             break
     grow = min(AGENT_WIDTH_MAX - AGENT_WIDTH, max(0, room - SESSION_ROOM) // 2)
     if not any(key == "agent" for key, _, _ in shown):
         grow = 0
-    widths = {"session": max(SESSION_WIDTH_MIN, room - grow), "agent": AGENT_WIDTH + grow}
+    least = SESSION_WIDTH_MIN if room >= SESSION_WIDTH_MIN else SESSION_WIDTH_LEAST
+    widths = {"session": max(least, room - grow), "agent": AGENT_WIDTH + grow}
     return [(key, label, widths.get(key, w or 0)) for key, label, w in shown]
 
 
