@@ -94,3 +94,36 @@ async def test_a_time_that_does_not_parse_keeps_to_its_column(tmp_path: Path, ti
             assert cell_len(before[0]) == cell_len(before[1]), (good, bad)  # (by cells)
             cut = CUT[time, width]  # (19 cells, or 8)
             assert cut in bad, bad
+
+
+async def test_a_long_record_type_keeps_to_its_column(tmp_path: Path) -> None:
+    """The demo's ``authorization_grants`` (20 cells) ran 2 cells over a type column of
+    18 and pushed its row's run, execution and summary along: it is now whole in its
+    column, and a longer type (of a file's own) is cut to it with ``…``, so every row's
+    columns begin where the header's do."""
+    path = _session(tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    record = json.loads(lines[1])
+    assert record["type"] == "run_start"
+    record["type"] = "a_record_type_longer_than_any_column"
+    lines[1] = json.dumps(record).encode() + b"\n"
+    path.write_bytes(b"".join(lines))
+    view = read_view(str(path))
+    kinds = [str(record.get("type")) for record in view.records]
+    assert "authorization_grants" in kinds
+    async with Host().run_test(size=(160, 30)) as pilot:
+        timeline = pilot.app.query_one(TimelineView)
+        timeline.set_view(view, None)
+        await pilot.pause()
+        header = timeline.header_strip(0).text  # (at its own width: every column)
+        assert timeline.content_width >= 150
+        starts = []
+        for width in (150, 100):
+            rows = [timeline.item_lines(row, width, False)[0].plain for row in range(len(kinds))]
+            grants = rows[kinds.index("authorization_grants")]
+            assert "authorization_grants " in grants, grants
+            assert "a_record_type_longe… r1 " in rows[1], rows[1]
+            ends = {row.index(" r1 ") for row in rows if " r1 " in row}
+            assert len(ends) == 1, (width, [row for row in rows if " r1 " in row])
+            starts.append(ends.pop())
+        assert header.index(" run ") == starts[0]  # (under its label)

@@ -64,7 +64,8 @@ def test_a_count_fits_its_column(count: int, shown: str) -> None:
 def test_the_columns_that_fit() -> None:
     everything = [key for key, _, _ in COLUMNS]
     assert [key for key, _, _ in fitting_columns(200)] == everything
-    assert [key for key, _, _ in fitting_columns(10)] == ["session", "last", "messages", "status"]
+    # (narrower than every column kept fits: the status stays, the rest go; it was cut off)
+    assert [key for key, _, _ in fitting_columns(10)] == ["session", "status"]
     widths = [len([1 for _ in fitting_columns(w)]) for w in range(10, 200)]
     assert widths == sorted(widths)  # a wider screen never shows fewer
 
@@ -86,9 +87,13 @@ def test_the_sorted_by_column_is_kept(key: str) -> None:
     """Sorted by a column the screen has no room for, another goes in its place: an order
     by a column not shown looks random (``s`` at 80 columns sorted by size, not shown)."""
     for width in (56, 80, 100, 120):
-        shown = [k for k, _, _ in fitting_columns(width, keep=key)]
+        fitted = fitting_columns(width, keep=key)
+        shown = [k for k, _, _ in fitted]
         assert key in shown, (width, shown)
-        assert {"session", "last", "messages", "status"} <= set(shown)
+        assert sum(w + 2 for _, _, w in fitted) + 2 <= width, (width, fitted)  # (none cut)
+        # (at 56 a wide one kept, the agent's, takes the messages' and last activity's room)
+        kept = {"session", "status"} if width < 80 else {"session", "last", "messages", "status"}
+        assert kept <= set(shown), (width, shown)
 
 
 def test_an_unreadable_file_is_counted_as_such_and_adds_no_usage() -> None:

@@ -29,7 +29,7 @@ async def test_a_status_or_text_filter_of_no_file_says_so(tmp_path: Path) -> Non
         await until(pilot, lambda: "No file is unreadable: a shows all 1 file." in text())
         assert text().count("No file") == 1
         await pilot.press("n")
-        await until(pilot, lambda: "No file is other than a transcript: a shows" in text())
+        await until(pilot, lambda: "No file has status other: a shows" in text())
         await pilot.press("a", "slash", *"zzq", "enter")
         await until(pilot, lambda: "No file matches 'zzq': a shows all 1 file." in text())
         assert text().count("No file") == 1  # (the detail below said it again)

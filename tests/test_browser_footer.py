@@ -18,7 +18,7 @@ FACTS = (
     "3 finished",
     "3 crashed",
     "2 damaged",
-    "1 not a transcript",
+    "1 other",
     "tokens 9,856",
     "cost $0.02",
     "(usage unknown in 1)",

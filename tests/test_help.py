@@ -38,6 +38,11 @@ async def _help_text(app: TailscopeApp, kind: type | None) -> str:
         return screen_text(app)
 
 
+def _flat(svg: str) -> str:
+    """The screen's words, one space between each."""
+    return " ".join(html.unescape(re.sub("<[^>]+>", " ", svg)).replace("\xa0", " ").split())
+
+
 def _descriptions(bindings: object) -> list[str]:
     return [what for _keys, what in binding_rows(bindings)]  # type: ignore[arg-type]
 
@@ -340,3 +345,18 @@ async def test_the_help_scrolls_by_the_list_keys_and_its_footer_says_them(tmp_pa
         assert body.scroll_y == 0
         footer = " ".join(screen_lines(app)[-1].split())
         assert all(f"{key} {what}" in footer for key, what in [("j", "Down"), ("G", "Bottom")])
+
+
+async def test_the_browsers_help_says_its_own_escape_and_mouse(tmp_path: Path) -> None:
+    """The browser's help said the file screen's mouse ("double-click folds or expands":
+    there a double click opens the file) and left out escape, which clears its filter:
+    both come from the browser now (its bindings, its ``HELP_MOUSE``)."""
+    (tmp_path / "dir").mkdir()
+    write_story(tmp_path / "dir" / "t.jsonl")
+    flat = _flat(await _help_text(TailscopeApp(tmp_path / "dir"), None))
+    assert "esc Clear the text filter (a status filter stays)" in flat
+    assert "double-click opens the file" in flat and "folds or expands" not in flat
+    write_story(tmp_path / "t.jsonl")
+    flat = _flat(await _help_text(TailscopeApp(tmp_path / "t.jsonl"), ModelScreen))
+    assert "double-click folds or expands" in flat  # (a file's screen: as it was)
+    assert "Clear the text filter" not in flat

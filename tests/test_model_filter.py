@@ -180,3 +180,29 @@ async def test_the_filter_offers_what_the_file_has(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.screen is screen and screen.conversation.filtered)
         screen.conversation.set_mode("raw")
         assert "elision" not in {item.kind for item in screen.conversation.items}
+
+
+async def test_an_unticked_box_is_empty_not_a_dim_tick(tmp_path: Path) -> None:
+    """Textual's SelectionList drew ``▐X▌`` ticked or not, only its colour differing: in
+    text, on a dim screen or without colour, an unticked box read as ticked. It is
+    ``▐ ▌`` now (the tools' and states' dialog is the same list)."""
+    app = TailscopeApp(story(tmp_path, torn=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FilterScreen))
+        chooser = app.screen.query_one("#filter-roles", SelectionList)
+        chooser.deselect("user")
+        await pilot.pause(0.05)
+
+        def box(role: str) -> str:
+            """The box drawn before ``role``, as the list draws its row (the screen's SVG
+            text leaves out a space drawn alone)."""
+            rows = [chooser.render_line(y).text for y in range(chooser.option_count)]
+            row = next(row for row in rows if row.rstrip().endswith(f" {role}"))
+            return row[: row.index(f" {role}")].strip()
+
+        await wait_for(pilot, lambda: box("user") == "▐ ▌")
+        assert box("assistant") == "▐X▌"
+        chooser.select("user")  # (ticked again: the tick back)
+        await wait_for(pilot, lambda: box("user") == "▐X▌")

@@ -176,8 +176,10 @@ class TailscopeApp(KeysInTurn):
 
     def action_help(self) -> None:
         of_file = isinstance(self.screen, FollowingScreen)  # (a file's: it has Export…)
+        mouse = getattr(self.screen, "HELP_MOUSE", None)  # (the browser's: its own)
+        sections = screen_sections(self.screen)
         self.push_screen(
-            BindingsHelpScreen("tailscope — keys", screen_sections(self.screen), of_file=of_file)
+            BindingsHelpScreen("tailscope — keys", sections, of_file=of_file, mouse=mouse)
         )
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

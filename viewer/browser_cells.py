@@ -48,6 +48,11 @@ SESSION_WIDTH_MIN, SESSION_WIDTH_WANTED = 16, 24
 # the column the rows are sorted by, so the order can be seen). Tokens before the
 # duration: the cost column beside it says much of what they do.
 DROPPED_FIRST = ("started", "tools", "size", "tokens", "duration", "agent", "cost")
+# Narrower still (40 columns), these go too, before the session column is narrower than
+# SESSION_WIDTH_MIN, and then the sorted-by column: the status is never dropped (at 40
+# columns it was, and the row ran past the edge, a scroll bar's stray ``▍`` below it).
+DROPPED_THEN = ("messages", "last")
+SESSION_WIDTH_LEAST = 4  # (where even the session and the status alone do not fit)
 SORTABLE = [key for key, _, _ in COLUMNS]
 LABELS = {key: header for key, header, _ in COLUMNS}
 NUMERIC = {"duration", "size", "messages", "tools", "tokens", "cost"}  # (right-aligned)
@@ -64,14 +69,19 @@ class Sort:
         return f"{LABELS[self.column]} {'↓' if self.reverse else '↑'}"
 
 
-STATUS_LABEL: dict[Status, str] = {
-    "live": "● live",
+# Each status's one name, on every surface the browser says it (its cell, the footer's
+# counts, the filter in the title, an empty table's row, the detail): a file no format
+# claims is "other" (it was also "not a transcript", "not-a-transcript" and "other than a
+# transcript" there), as the README's status table names it.
+STATUS_NAME: dict[Status, str] = {
+    "live": "live",
     "finished": "finished",
     "crashed": "crashed",
     "damaged": "damaged",
     "unreadable": "unreadable",
     "not-a-transcript": "other",
 }
+STATUS_LABEL: dict[Status, str] = {**STATUS_NAME, "live": "● live"}  # (the cell's)
 STATUS_STYLE: dict[Status, str] = {
     "live": "bold green",
     "finished": "",
@@ -79,14 +89,6 @@ STATUS_STYLE: dict[Status, str] = {
     "damaged": "bold red",
     "unreadable": "bold magenta",
     "not-a-transcript": "dim italic",
-}
-STATUS_NAME: dict[Status, str] = {
-    "live": "live",
-    "finished": "finished",
-    "crashed": "crashed",
-    "damaged": "damaged",
-    "unreadable": "unreadable",
-    "not-a-transcript": "not a transcript",
 }
 UNKNOWN = Text("unknown", style="dim", justify="right")
 # A file that made no model response: its usage none, as its header says it (``NO_RESPONSE``)
@@ -106,21 +108,26 @@ def status_cell(summary: FileSummary) -> Text:
 def fitting_columns(width: int, keep: str | None = None) -> list[tuple[str, str, int]]:
     """The columns shown in ``width`` cells, each with its width: all of them when the
     session column can be ``SESSION_WIDTH_WANTED`` wide, else without the first of
-    ``DROPPED_FIRST`` that it takes, never ``keep`` (the sorted-by column); the session
-    column takes the rest, the agent / model column half of what it has to spare."""
+    ``DROPPED_FIRST`` that it takes, never ``keep`` (the sorted-by column); narrower, so
+    that it keeps ``SESSION_WIDTH_MIN``, ``DROPPED_THEN`` and ``keep`` too, never the
+    status; the session column takes the rest, the agent / model column half of what it
+    has to spare."""
     dropped: set[str] = set()
-    for key in (None, *(k for k in DROPPED_FIRST if k != keep)):
+    first = [k for k in DROPPED_FIRST if k != keep]
+    then = [k for k in (*DROPPED_THEN, keep) if k in LABELS and k not in ("session", "status")]
+    for at, key in enumerate((None, *first, *dict.fromkeys(then))):
         if key is not None:
             dropped.add(key)
         shown = [column for column in COLUMNS if column[0] not in dropped]
         fixed = sum(w or 0 for _, _, w in shown)
         room = width - fixed - 2 * len(shown) - 2  # 2: a cell each side; 2: the scrollbar
-        if room >= SESSION_WIDTH_WANTED:
+        if room >= (SESSION_WIDTH_WANTED if at < len(first) else SESSION_WIDTH_MIN):
             break
     grow = min(AGENT_WIDTH_MAX - AGENT_WIDTH, max(0, room - SESSION_ROOM) // 2)
     if not any(key == "agent" for key, _, _ in shown):
         grow = 0
-    widths = {"session": max(SESSION_WIDTH_MIN, room - grow), "agent": AGENT_WIDTH + grow}
+    least = SESSION_WIDTH_MIN if room >= SESSION_WIDTH_MIN else SESSION_WIDTH_LEAST
+    widths = {"session": max(least, room - grow), "agent": AGENT_WIDTH + grow}
     return [(key, label, widths.get(key, w or 0)) for key, label, w in shown]
 
 
@@ -352,8 +359,8 @@ def none_shown(every: int, needle: str, status: Status | None) -> str | None:
     if not every or not (needle or status):
         return None
     said = [f"matches {one_line(needle, 40)!r}"] if needle else []
-    if status == "not-a-transcript":
-        said.append("is other than a transcript")
+    if status == "not-a-transcript":  # (a name, not an adjective: "is other" reads amiss)
+        said.append(f"has status {STATUS_NAME[status]}")
     elif status == "finished":  # (a file read *failed* is one: its loop said it ended)
         said.append("is finished (or failed)")
     elif status is not None:

@@ -49,6 +49,7 @@ from ..safe import one_line
 from ..widgets.keys_footer import KeysFooter
 from ..widgets.virtual_table import Column, VirtualTable
 from .browser_folders import KnownFolders, folder_changes
+from .browser_keys import BROWSER_KEYS, BROWSER_MOUSE
 from .browser_labels import detail_text, file_named, root_named, title_line
 from .browser_watch import DirectoryWatch
 from .key_commands import key_commands
@@ -61,38 +62,8 @@ RECHECK_SECONDS = 2.0  # how often live rows are looked at again (a writer may h
 class BrowserScreen(DirectoryWatch):
     """Every ``*.jsonl`` below a directory: status, agent, activity, usage. Enter opens one."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", show=True, tooltip="Open the selected file"),
-        Binding("slash", "filter", "Filter", tooltip="Filter the files by text"),
-        Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column"),
-        Binding("S", "reverse_sort", "Reverse", tooltip="Reverse the sort order"),
-        Binding("a", "status(None)", "All", tooltip="Every file (the text filter cleared too)"),
-        Binding("l", "status('live')", "Live", tooltip="Only the live files"),
-        Binding("c", "status('crashed')", "Crashed", tooltip="Only the crashed files"),
-        Binding("d", "status('damaged')", "Damaged", tooltip="Only the damaged files"),
-        Binding(
-            "u",
-            "status('unreadable')",
-            "Unreadable",
-            show=False,
-            tooltip="Only the unreadable files",
-        ),
-        Binding(
-            "f",
-            "status('finished')",
-            "Finished",
-            show=False,
-            tooltip="Only the finished files (failed runs too)",
-        ),
-        Binding(
-            "n",
-            "status('not-a-transcript')",
-            "Not transcripts",
-            show=False,
-            tooltip="Only the files that are not transcripts",
-        ),
-        Binding("r", "rescan", "Rescan", show=False, tooltip="Scan the files again"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = BROWSER_KEYS
+    HELP_MOUSE: ClassVar[str] = BROWSER_MOUSE
 
     @dataclass
     class Scanned(Message):
@@ -578,14 +549,19 @@ class BrowserScreen(DirectoryWatch):
         box.display = bool(self.needle)
         self.table.focus()
 
-    def on_key(self, event: events.Key) -> None:
-        box = self.query_one("#browser-filter", Input)
-        if event.key == "escape" and (box.has_focus or self.needle):  # the filter cleared
-            # (from the box too: escape there left it, the filter kept, a second cleared it)
-            event.stop()  # (a status filter stays)
-            self._clear_needle()
-            self._rebuild()
-            self.table.focus()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``clear_filter`` only while there is a text filter, typed or kept (from the box
+        too: escape there left it, the filter kept, a second cleared it); else None, so
+        escape goes on to the app's binding and ``?`` still lists it."""
+        if action == "clear_filter":
+            box = self.query_one("#browser-filter", Input)
+            return True if box.has_focus or self.needle else None
+        return super().check_action(action, parameters)
+
+    def action_clear_filter(self) -> None:
+        self._clear_needle()  # (a status filter stays)
+        self._rebuild()
+        self.table.focus()
 
     def action_rescan(self) -> None:
         self._kept = self._selected_path()  # (the cursor comes back to it)

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from session_core.scan import FileSummary, Status
 
-from ..browser_cells import detail
+from ..browser_cells import STATUS_NAME, detail
 from ..safe import fit_path, one_line
 
 
@@ -31,7 +31,7 @@ def title_line(
         state.append("   filter: ", style="bold")
         shown = []
         if status:
-            shown.append(f"status {status}")
+            shown.append(f"status {STATUS_NAME[status]}")
         if needle:
             shown.append(repr(needle))
         state.append(one_line(" and ".join(shown)))

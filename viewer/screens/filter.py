@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, SelectionList, Static
 
 from ..safe import one_line
+from ..widgets.tick_list import TickList
 
 Choice = tuple[frozenset[str] | None, ...]  # each list's ticked choices (None: all)
 LABEL_WIDTH = 60  # a choice's words at most
@@ -119,7 +120,7 @@ class FilterScreen(ModalScreen[Choice]):
             with Horizontal(id="filter-lists"):
                 for choices in self.lists:
                     shown = choices.ticked
-                    listed = SelectionList[str](
+                    listed = TickList(
                         *[(choices.prompt(c), c, c in shown) for c in choices.choices],
                         id=f"filter-{choices.key}",
                     )

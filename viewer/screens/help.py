@@ -32,11 +32,12 @@ NAMES = {
     "left_square_bracket": "[",
     "right_square_bracket": "]",
 }
-# What no binding says.
-NOTES = (
-    "mouse: click selects, double-click folds or expands, the wheel scrolls",
-    "ctrl+p: the command palette, every action by name",
-)
+# What no binding says: the mouse, as a screen's ``HELP_MOUSE`` says it (the browser's
+# double click opens a file, where the help said it "folds or expands"), else as a
+# file's screens have it, else as every list has it.
+FILE_MOUSE = "mouse: click selects, double-click folds or expands, the wheel scrolls"
+MOUSE = "mouse: click selects, the wheel scrolls"
+NOTES = ("ctrl+p: the command palette, every action by name",)
 # A file's screens alone: the browser's palette has no Export… (which it said), and its
 # rows no conversation's tags.
 FILE_NOTES = (
@@ -234,14 +235,22 @@ class BindingsHelpScreen(ModalScreen[None]):
         body = self.query_one("#help-body", VerticalScroll)
         body.scroll_end(animate=False) if end else body.scroll_home(animate=False)
 
-    def __init__(self, title: str, sections: Iterable[Section], *, of_file: bool = False) -> None:
+    def __init__(
+        self,
+        title: str,
+        sections: Iterable[Section],
+        *,
+        of_file: bool = False,
+        mouse: str | None = None,
+    ) -> None:
         """``of_file``: the screen below is a file's (*Export…* in its palette, tags on its
-        messages)."""
+        messages); ``mouse``: what the mouse does there, if not as ``of_file`` says."""
         super().__init__()
         self.title_text = title
         self.sections = list(sections)
         self.of_file = of_file
-        self.notes = [*NOTES, *FILE_NOTES] if of_file else list(NOTES)
+        said = [mouse or (FILE_MOUSE if of_file else MOUSE), *NOTES]
+        self.notes = [*said, *FILE_NOTES] if of_file else said
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))

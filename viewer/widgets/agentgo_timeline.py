@@ -20,7 +20,7 @@ from textual.strip import Strip
 from session_core.agentgo.records import NO_SEQ, Records
 from session_core.agentgo.search import RecordSearch
 from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
-from session_core.cells import pad_cells
+from session_core.cells import clip_cells, pad_cells
 from session_core.fold import fold
 
 from ..agentgo_model import compact_json, fitted_time, record_summary
@@ -72,8 +72,10 @@ FALLBACK_STYLES: dict[str, str] = {
 
 
 # Cells of each column with the 1 that parts it from the next (the time's fraction, at
-# the precision the file gives it: ``.`` and up to nanoseconds, beside the time).
-TIME_WIDTH, FRACTION_WIDTH, TYPE_WIDTH, RUN_WIDTH, EXEC_WIDTH = 9, 11, 19, 4, 27
+# the precision the file gives it: ``.`` and up to nanoseconds, beside the time). The
+# type's holds ``authorization_grants``, the longest the demo writes (it ran 2 cells over
+# a column of 18 and pushed its row's other columns along); a longer one is cut (``…``).
+TIME_WIDTH, FRACTION_WIDTH, TYPE_WIDTH, RUN_WIDTH, EXEC_WIDTH = 9, 11, 21, 4, 27
 LEAST_SUMMARY = 30  # cells the summary keeps before a column goes
 DROPPED = ("fraction", "run", "exec")
 
@@ -216,7 +218,8 @@ class TimelineView(RowSearch):
             category = "failed"
         if kind == "tool_exec_end" and _field(record, "is_error"):
             category = "failed"
-        line.append(f"{pad_cells(kind, TYPE_WIDTH - 1)} ", self._style(category))
+        shown_kind = pad_cells(clip_cells(kind, TYPE_WIDTH - 1), TYPE_WIDTH - 1)
+        line.append(f"{shown_kind} ", self._style(category))
         if self.run_id is None and "run" in shown:
             run = view.runs.get(str(record.get("run_id"))) if record.get("run_id") else None
             line.append(
