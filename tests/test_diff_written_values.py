@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,17 +44,26 @@ def test_count_text() -> None:
     assert "\x1b" not in count_text("\x1b[31m")
 
 
-def test_v1_compaction_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _v1_compacted(tmp_path: Path, change: Callable[[dict[str, Any]], None]) -> Path:
+    """A v1 file whose compaction's payload ``change`` rewrote as a file could hold it."""
     path = tmp_path / "v1.jsonl"
     with Session.create(path) as s:
         first = s.append_message(Message(role="user", content="hi"))
         s.append_compaction("SUMMARY", first, tokens_before=900, tokens_after=10)
     lines = path.read_text().splitlines()
     record = json.loads(lines[-1])
-    record["payload"].update(
-        {"tokens-before": "900" + FORGED, "tokens-after": [1], "fallback": "no" + FORGED}
-    )
+    change(record["payload"])
     path.write_text("\n".join([*lines[:-1], json.dumps(record)]) + "\n")
+    return path
+
+
+def test_v1_compaction_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _v1_compacted(
+        tmp_path,
+        lambda payload: payload.update(
+            {"tokens-before": "900" + FORGED, "tokens-after": [1], "fallback": "no" + FORGED}
+        ),
+    )
     rows = _diff(path, capsys)
     _no_forged_row(rows)
     row = next(row for row in rows if "compaction through" in row)
@@ -119,15 +130,12 @@ def test_v1_compaction_counts_left_out_or_null_are_said_alike_by_diff_and_export
     """A compaction's token counts, one left out and one written ``null``: ``diff`` said
     ``? -> ?`` and the export ``unknown → unknown`` (an audit). One rule for both, as the
     file wrote each: left out, ``?``; ``null``, its JSON."""
-    path = tmp_path / "v1.jsonl"
-    with Session.create(path) as s:
-        first = s.append_message(Message(role="user", content="hi"))
-        s.append_compaction("SUMMARY", first, tokens_before=900, tokens_after=10)
-    lines = path.read_text().splitlines()
-    record = json.loads(lines[-1])
-    del record["payload"]["tokens-before"]
-    record["payload"]["tokens-after"] = None
-    path.write_text("\n".join([*lines[:-1], json.dumps(record)]) + "\n")
+
+    def left_out_and_null(payload: dict[str, Any]) -> None:
+        del payload["tokens-before"]
+        payload["tokens-after"] = None
+
+    path = _v1_compacted(tmp_path, left_out_and_null)
     row = next(row for row in _diff(path, capsys) if "compaction through" in row)
     assert "; tokens ? -> null;" in row, row
     assert main(["export", str(path), "--format", "md"]) == 0

@@ -38,6 +38,18 @@ def _v1_file(path: Path, second: dict[str, Any]) -> Path:
     return path
 
 
+def _refused_alike(capsys: pytest.CaptureFixture[str], path: Path, said: str, line: int) -> None:
+    """``check``, ``replay`` and ``Session.load`` refuse ``path`` in the same words, at
+    ``line``."""
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 1 and out == f"{path}: bad: {said}\n"
+    code, _out, err = run_cli(capsys, "replay", str(path))
+    assert code == 1 and err == f"tailscope: {path}: {said}\n"
+    with pytest.raises(TranscriptError) as refused:
+        Session.load(path)
+    assert refused.value.line == line and str(refused.value).endswith(said)
+
+
 def _message(**change: Any) -> dict[str, Any]:
     line = _envelope("message", {"role": "user", "content": "hi"}, 2)
     line.update(change)
@@ -85,13 +97,7 @@ def test_a_v1_refusal_names_its_line_and_quotes_json(
 ) -> None:
     path = _v1_file(tmp_path / "s.jsonl", _message(**change))
     before = path.read_bytes()
-    code, out, _err = run_cli(capsys, "check", str(path))
-    assert code == 1 and out == f"{path}: bad: {said}\n"
-    code, _out, err = run_cli(capsys, "replay", str(path))
-    assert code == 1 and err == f"tailscope: {path}: {said}\n"
-    with pytest.raises(TranscriptError) as refused:
-        Session.load(path)
-    assert refused.value.line == 2 and str(refused.value).endswith(said)
+    _refused_alike(capsys, path, said, line=2)
     assert path.read_bytes() == before
 
 
@@ -336,12 +342,6 @@ def test_a_session_meta_line_without_v_is_v1s_and_said_to_lack_it(
     if v is not _GONE:
         meta["v"] = v
     path.write_bytes(orjson.dumps(meta) + b"\n" + b"".join(lines[1:]))
-    code, out, _err = run_cli(capsys, "check", str(path))
-    assert code == 1 and out == f"{path}: bad: {said}\n"
-    code, _out, err = run_cli(capsys, "replay", str(path))
-    assert code == 1 and err == f"tailscope: {path}: {said}\n"
-    with pytest.raises(TranscriptError) as refused:
-        Session.load(path)
-    assert refused.value.line == 1 and str(refused.value).endswith(said)
+    _refused_alike(capsys, path, said, line=1)
     assert detect_format(path) == "transcript-v1"
     assert "not a transcript" not in str(peek(path).error)
