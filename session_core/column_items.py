@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import search
 from .fold import folder
@@ -17,6 +17,9 @@ from .item_heights import folded_height
 from .model import Item
 from .parts import preview
 from .vocabulary import Readable, as_written, kinds_of, shown_parts
+
+if TYPE_CHECKING:
+    from .model import Transcript
 
 
 class ItemIds(ListLike[str]):
@@ -275,9 +278,17 @@ def count_kind(items: Sequence[Item], *kinds: str) -> int:
 
 def messages_written(raw: Sequence[Item], fmt: str) -> int:
     """How many of a file's raw items (of format ``fmt``) are message lines as written
-    (``Kinds.message``): the browser's "msgs", a subagent's messages, the diff's first
-    row."""
+    (``Kinds.message``)."""
     return count_kind(raw, *sorted(kinds_of(fmt).message))
+
+
+def message_count(transcript: Transcript) -> int:
+    """A file's messages: its message lines as written (``messages_written``); in a file
+    with none whose conversation is read from other lines (Codex's newer writers'
+    ``item_completed`` events alone), its conversation's messages, as ``peek`` lists
+    them. The browser's "msgs", a subagent's messages, the diff's first row."""
+    written = messages_written(transcript.raw, transcript.format)
+    return written or len(transcript.messages)
 
 
 def at_line(items: Sequence[Item], line: int) -> int:
@@ -348,6 +359,7 @@ __all__ = [
     "count_kind",
     "first_of_span",
     "item_key",
+    "message_count",
     "messages_written",
     "near_end",
     "stamps_at_ends",

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
-from .column_items import messages_written, stamps_at_ends
+from .column_items import message_count, stamps_at_ends
 from .errors import TranscriptError
 from .line_warnings import first_damage, torn_last_line
 from .model import Transcript
@@ -62,7 +62,7 @@ def summarise_model(
     if last is not None:
         summary.started = summary.started or first
         summary.last_ts = last
-    messages = messages_written(transcript.raw, fmt)
+    messages = message_count(transcript)
     summary.messages = round(messages * scale)
     summary.tool_calls = round(len(transcript.tool_operations) * scale)
     usage = transcript.usage_with_subagents or transcript.usage

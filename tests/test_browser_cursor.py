@@ -156,3 +156,39 @@ async def test_a_scans_rows_sorting_in_move_only_a_cursor_a_key_moved(tmp_path: 
         screen._merge(rows[2:])  # moved by a key: its place on screen kept
         await pilot.pause(0.2)
         assert _on(app) == on and _cursor_line(app) == line
+
+
+async def test_clearing_a_filter_that_showed_no_rows_puts_the_cursor_back(tmp_path: Path) -> None:
+    """A filter that matched nothing, cleared: the cursor on the row it was on before
+    the filter (not on a row the filter's typing left it at)."""
+    _files(tmp_path / "d", 12)
+    app = QuickApp(tmp_path / "d")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot)
+        await pilot.press("j", "j", "j", "j")
+        on = _on(app)
+        await pilot.press("slash", *"xyz", "enter")
+        await pilot.pause(0.2)
+        assert browser(app).order == []
+        await pilot.press("escape")
+        await until(pilot, lambda: len(browser(app).order) == 12)
+        await pilot.pause(0.2)
+        assert _on(app) == on and _cursor_shown(app)
+
+
+async def test_a_filter_that_showed_no_rows_cleared_with_the_cursor_unmoved(
+    tmp_path: Path,
+) -> None:
+    """Before the filter the cursor was on the first row: it comes back there."""
+    _files(tmp_path / "d", 12)
+    app = QuickApp(tmp_path / "d")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot)
+        first = _on(app)
+        await pilot.press("slash", *"xyz", "enter")
+        await pilot.pause(0.2)
+        assert browser(app).order == []
+        await pilot.press("escape")
+        await until(pilot, lambda: len(browser(app).order) == 12)
+        await pilot.pause(0.2)
+        assert browser(app).table.cursor == 0 and _on(app) == first

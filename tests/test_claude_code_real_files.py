@@ -127,6 +127,12 @@ def test_a_response_written_again_where_it_was_is_one_response(
     assert [op.message_id for op in t.tool_operations] == [reply.id, reply.id]
     assert [m.line for m in t.messages] == [1, 11, 14, 15, 16]
     assert [run.usage.output_tokens for run in t.runs] == [221, None]
+    # The raw view shows the first copy's usage as written (line 5), marked as counted
+    # with its copy (line 11), which alone adds it to the total.
+    [first, copy] = [i for i in t.raw if i.usage is not None]
+    assert (first.line, copy.line) == (5, 11)
+    assert first.usage == copy.usage
+    assert first.marks == ["branch", "usage counted with its copy"] and copy.marks == []
 
 
 def test_a_1_0_subagent_in_the_session_file_is_found_and_counted_once(

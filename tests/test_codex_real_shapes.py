@@ -107,6 +107,26 @@ def test_a_paginated_rollout_reads_its_completed_items(
     assert run["state"] == "finished" and run["prompt"] == "Fix the parser"
 
 
+@pytest.mark.parametrize("real", ["paginated-0.155.jsonl"], indirect=True)
+def test_a_rollout_of_completed_items_alone_counts_its_messages_in_the_browser(
+    real: Path, tmp_path: Path
+) -> None:
+    """Its messages are ``item_completed`` events alone (no response item, no message
+    line): the browser's row counts them as the viewer shows them and ``peek`` lists
+    them (it said 0 msgs beside a conversation of 2), tool items as a call and its
+    answer, as the replay sends them."""
+    from codex_writer import completed_story
+
+    from session_core import open_transcript, peek
+
+    story = tmp_path / "story.jsonl"
+    completed_story(story)
+    os.utime(story, (OLD, OLD))
+    for path, count in ((real, 2), (story, 7)):
+        shown = open_transcript(path).messages
+        assert scan_file(path).messages == len(shown) == len(peek(path).messages) == count
+
+
 def test_the_typescript_cli_document_is_refused_saying_what_it_is(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -115,6 +115,7 @@ class BrowserScreen(DirectoryWatch):
         self._sorted_at = -math.inf  # never (monotonic starts near 0 at boot)
         self._first_row: str | None = None  # the cursor's file when a scan's rows came
         self._kept: str | None = None  # the cursor's file when a scan again was asked for
+        self._before_filter: str | None = None  # the cursor's file when a text filter began
 
     # -- layout -----------------------------------------------------------------
 
@@ -411,13 +412,21 @@ class BrowserScreen(DirectoryWatch):
             table.keep_row_place(was, row)
 
     def _rebuild(self) -> None:
-        """Every visible row again (a new filter)."""
+        """Every visible row again (a new filter). The cursor stays on its file; where
+        the filter had shown no rows (no file under it), it goes back to the file it was
+        on before the text filter began, else to the first row (not to the row its
+        index was left at)."""
         selected = self._selected_path()
         self.order = [
             p for p, s in self.rows.items() if matches(s, self.needle, self.status_filter)
         ]
         self._shown = set(self.order)
         self._apply_sort()
+        if selected is None:
+            selected = self._before_filter
+            if selected not in self._shown and self.order:
+                self.table.cursor = 0
+                self.table.call_after_refresh(self.table.scroll_to_cursor)
         self._move_to(selected)
         self._refresh_labels()
 
@@ -530,6 +539,8 @@ class BrowserScreen(DirectoryWatch):
         box.display = False
 
     def action_filter(self) -> None:
+        if not self.needle:  # (a new filter: where the cursor goes back to, ``_rebuild``)
+            self._before_filter = self._selected_path()
         box = self.query_one("#browser-filter", Input)
         box.display = True
         box.value = self.needle

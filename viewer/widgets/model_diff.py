@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from session_core.column_items import at_line, item_key, messages_written
+from session_core.column_items import at_line, item_key, message_count
 from session_core.diff_model import (
     RowWords,
     Unwritten,
@@ -79,9 +79,7 @@ class ModelDiff(Sequence[Entry]):
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
         compactions = transcript.compactions
-        written = count(
-            messages_written(raw, transcript.format), "message"
-        )  # (the browser's "msgs")
+        written = count(message_count(transcript), "message")  # (the browser's "msgs")
         overlays = ", ".join(overlay_counts(compactions).said("compaction", "elision"))
         unsent = unsent_said(compactions)  # (as the header says it)
         head: list[Entry] = [

@@ -27,7 +27,7 @@ from .responses import ENDED_TURN, GAVE_UP
 from .resumed import own_session, resumed
 from .sidechains import link
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
-from .usage import SYNTHETIC
+from .usage import SYNTHETIC, USAGE_WITH_COPY
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -372,6 +372,8 @@ def _mark(
     queued = column.kind_codes("queued") + column.kind_codes("queue")
     kinds = column.kind
     finishes = b.finishes
+    # (a response written again where it was: the earlier copy, its usage the copy's)
+    superseded = set(b.copy_of.values()) if b.copy_of else _NO_ITEMS
     for index in range(start, len(column)):
         node = raw_node[index]
         flag = raw_flags[index]
@@ -389,6 +391,7 @@ def _mark(
             bool(flag & META),
             bool(elided) and column.id_of(index) in elided,
             finishes.get(index) if finishes else None,
+            index in superseded,
         )
         marks = _MARKS.get(key)
         if marks is None:
@@ -408,16 +411,17 @@ def _mark(
 
 
 _NO_MARKS: list[str] = []
+_NO_ITEMS: frozenset[int] = frozenset()
 # One list per combination of marks, shared by every item that has it (an item built
 # from the column gets a copy): a file's items have a handful of combinations.
-_MARKS: dict[tuple[bool, int, bool, bool, str | None], list[str]] = {
-    (False, 0, False, False, None): _NO_MARKS
+_MARKS: dict[tuple[bool, int, bool, bool, str | None, bool], list[str]] = {
+    (False, 0, False, False, None, False): _NO_MARKS
 }
-_FOLDED_ONLY = (False, FOLDED, False, False, None)
+_FOLDED_ONLY = (False, FOLDED, False, False, None, False)
 
 
 def _marks_of(
-    sidechain: bool, status: int, meta: bool, elided: bool, finish: str | None
+    sidechain: bool, status: int, meta: bool, elided: bool, finish: str | None, superseded: bool
 ) -> list[str]:
     marks = ["sidechain"] if sidechain else []
     if status == BRANCH:
@@ -430,6 +434,8 @@ def _marks_of(
         marks.append("elided")
     if finish is not None:
         marks.append(finish)
+    if superseded:  # (its usage shown as written, counted once: with the copy's)
+        marks.append(USAGE_WITH_COPY)
     return marks
 
 

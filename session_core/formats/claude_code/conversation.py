@@ -88,7 +88,9 @@ def assistant(
             run = b.runs[-1]
             run.items += 1
             if again:
-                b.copy_of[response] = responses.raw[found]
+                b.copy_of[response] = earlier = responses.raw[found]
+                if b.chain is not None and earlier < b.chain.items:
+                    b.chain = None  # (its mark, ``USAGE_WITH_COPY``: marked again; rare)
                 _in_turn(b, turn, found, response)
             else:
                 run.responses.append(response)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
-from ...column_items import messages_written
+from ...column_items import message_count
 from ...errors import TranscriptError
 from ...file_lines import feed_file
 from ...line_warnings import crash_tail, damage_warning
@@ -389,7 +389,7 @@ def _read(path: str, key: FileKey, cache: ReadCache | None) -> FileRead:
         known = FileRead(
             key,
             read.usage,
-            messages_written(read.raw, read.format),
+            message_count(read),
             damage_warning(read.warnings, read.lines),
             crash_tail(read.warnings, read.lines),
             background.outcome_of(read),

@@ -24,6 +24,9 @@ from .lines import TokenUsage
 from .responses import COUNTS, NO_COUNT, STALE, Responses
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up itself
+# The raw view's mark on a response written again where it was (its earlier copy): the
+# usage it shows as written is counted once, with the copy's (``conversation``).
+USAGE_WITH_COPY = "usage counted with its copy"
 NOT_TOUCHED = 1 << 62  # ``touched`` when no response's usage changed
 _OPEN = 16  # the last responses, still being written: folded afresh every time
 _UNREPORTED = Usage(responses=1)

@@ -21,7 +21,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
-from ...column_items import messages_written
+from ...column_items import message_count
 from ...errors import TranscriptError
 from ...linked import FileKey, LinkedLive
 from ...model import Subagent, Transcript, Usage, ops_by_call
@@ -207,7 +207,7 @@ def read_child(
     if stat.st_size > SUBAGENT_LIMIT:
         return None
     read = fmt.read(path, writer_alive=fmt.writer_alive(path))
-    known = (key, read.usage, messages_written(read.raw, fmt.name))
+    known = (key, read.usage, message_count(read))
     if cache is not None:
         cache[path] = known
     return known
