@@ -9,6 +9,7 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
+from .diff_model import tokens_said
 from .exportdoc import (
     NOT_REPORTED,
     UNSHOWN_BY_MARK,
@@ -414,11 +415,14 @@ def _compactions(transcript: Transcript) -> Section:
 def _compaction_items(transcript: Transcript) -> Iterator[Note | TextBlock]:
     for c in transcript.compactions:
         kind, did = overlay_kind(c)  # (a rollback drops turns, it summarises nothing)
+        # (its tokens as ``diff``'s ``#`` row and the Diff tab say them, the count after
+        # too: it said only ``209,950 tokens before`` where they said ``→ 48,297 tok``)
+        tokens = tokens_said(c)
         what = (
             f"{kind} at line {c.line}: {did} {count(len(c.folded), 'item')}"
             f"{f', kept {len(c.kept)}' if c.kept else ''}"
             f"{f'; trigger {c.trigger}' if c.trigger and kind != 'rollback' else ''}"
-            f"{'' if c.tokens_before is None else f'; {c.tokens_before:,} tokens before'}"
+            f"{f'; {tokens}' if tokens else ''}"
         )
         yield Note(what, "info")
         if summary := c.summary:  # (asked once: a packed one reads its line again)
