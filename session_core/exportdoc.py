@@ -165,6 +165,12 @@ def _preview(text: str, width: int = 160) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def answers_flag(tool: str, call_id: str) -> str:
+    """A result message's flag naming the call it answers, in every format's export:
+    ``answers Read (toolu_01…)`` ("?" for a tool no message asking for it names)."""
+    return f"answers {tool} ({call_id})"
+
+
 ARGUMENTS_CELL = 80  # characters of a call's arguments in an operations table's cell
 
 

@@ -29,6 +29,7 @@ from .exportdoc import (
     Tone,
     View,
     _preview,
+    answers_flag,
     arguments_cell,
     by_ask,
     detail_block,
@@ -127,6 +128,7 @@ class _Calls:
         self.by_call = {(op.message_id or "", op.call_id): op for op in ops}
         self.by_id = {op.call_id: op for op in ops}  # (the last of each id)
         self.asks: dict[str, list[int]] = {}  # call id -> the lines of the items asking
+        self.tools: dict[tuple[str, int], str] = {}  # (call id, line asking) -> its tool
         # call id -> the raw items answering it, by the line of the item asking (their
         # numbers: an item is read again when its call is shown; kept, the answers were
         # most of a big file's text)
@@ -146,6 +148,7 @@ class _Calls:
                     asks = self.asks.setdefault(cid, [])
                     if not asks or asks[-1] != item.line:
                         asks.append(item.line)
+                    self.tools.setdefault((cid, item.line), part.name or "")
                     if item.marks:
                         self.marked[item.id] = item.marks
         for asks in self.asks.values():
@@ -162,6 +165,12 @@ class _Calls:
     def answers(self, call_id: str, line: int) -> list[int]:
         """The raw items answering the call of ``call_id`` asked at ``line``, in order."""
         return self.answered.get(call_id, {}).get(self._ask(call_id, line), [])
+
+    def tool(self, call_id: str, line: int) -> str:
+        """The tool of the call an answer at ``line`` is of (``ask_of``); "?" where no
+        item asks for ``call_id``."""
+        asks = self.asks.get(call_id)
+        return "?" if not asks else self.tools.get((call_id, ask_of(asks, line))) or "?"
 
     def op(self, asked_in: str, call_id: str, line: int) -> ToolOp | Literal[False] | None:
         """The operation of the call of ``call_id`` that item ``asked_in`` at ``line``
@@ -307,6 +316,12 @@ def _message(
             if isinstance(op, ToolOp):  # (after the answer's text: its line read is cached)
                 call.detail = detail_block("detail", op.detail)
             out.calls.append(call)
+    # Which call each result answers, as v1's and agentgo's exports say it (the viewer's
+    # ``← result``): a Claude Code result was a bare "user" message, read as a prompt.
+    asking = {p.call_id for p in parts if p.kind == "tool-call"}  # (one line, both: said)
+    for answered in dict.fromkeys(p.call_id for p in parts if p.kind == "tool-result"):
+        if answered is not None and answered not in asking:
+            out.flags.append(answers_flag(calls.tool(answered, item.line), answered))
     for at, texts in runs:
         if at < 0:
             out.content = "\n".join(texts)
