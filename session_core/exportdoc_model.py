@@ -221,7 +221,10 @@ def _message(
     readable: Readable,
     folded_at: Mapping[str, int],
 ) -> MessageItem:
-    facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
+    where = f"line {item.line}" if item.line else ""
+    if item.line and item.lines > 1:  # (a response split over lines: the viewer's words)
+        where = f"{item.lines:,} lines from line {item.line}"
+    facts = [where, item.ts or "", f"id {item.id}"]
     parts = shown_parts(item, readable)  # (its text as a person reads it: the JSON's is as written)
     text = "\n".join(p.text for p in parts if p.kind in _CONTENT)
     beside = ""  # a line's own text beside the results it answers with (replay's ``text``)
