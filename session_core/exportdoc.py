@@ -173,8 +173,10 @@ def blank_said(text: object) -> str | None:
         return None
     if not text:
         return "(empty text)"
-    shown = repr(text)  # (its whitespace by name: ``\n``, ``\t``, ``\u3000``)
-    return f"(blank text: {shown if len(shown) <= 40 else shown[:39] + '…'})"
+    # (its whitespace by name: ``\n``, ``\t``, ``\u3000``; of a big one, its start alone)
+    shown = repr(text[:40])
+    cut = len(text) > 40 or len(shown) > 40
+    return f"(blank text: {shown[:39] + '…' if cut else shown})"
 
 
 def answers_flag(tool: str, call_id: str) -> str:
