@@ -20,6 +20,7 @@ from .exportdoc import (
     Note,
     Table,
     TextBlock,
+    blank_said,
 )
 from .text import gathered, in_slices, inert, one_line
 
@@ -79,6 +80,7 @@ article.msg > header { display: flex; flex-wrap: wrap; gap: 4px 12px; align-item
 .call .status { font-weight: 600; color: var(--tone); }
 .call-facts { color: var(--dim); font-size: 0.88em; }
 .label { font-weight: 600; font-size: 0.85em; color: var(--dim); margin-top: 6px; }
+.blank { color: var(--dim); font-style: italic; margin: 8px 0; }
 details > summary { cursor: pointer; color: var(--dim); font-size: 0.88em; }
 """
 
@@ -96,6 +98,10 @@ def _pre(text: str, cls: str = "", folded: str | None = None) -> Iterator[str]:
     """The pieces of ``text`` preformatted, folded if long (its first line the fold's
     summary); folded however short under ``folded``, the summary then. A big text is
     escaped a slice at a time as it is written, each slice its own piece: never whole."""
+    blank = blank_said(text)
+    if blank is not None:  # (its box would say nothing: said, as the viewer says it)
+        yield f'<p class="blank">{h1(blank)}</p>'
+        return
     lines = text.count("\n") + 1
     fold = folded is not None or lines > FOLD_LINES or len(text) > FOLD_CHARS
     if fold:

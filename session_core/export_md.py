@@ -21,6 +21,7 @@ from .exportdoc import (
     Note,
     Table,
     TextBlock,
+    blank_said,
 )
 from .patch_args import patch_of
 from .text import gathered, in_slices, inert, one_line
@@ -47,7 +48,11 @@ def md_inline(text: object) -> str:
 def fence(text: object, info: str = "text") -> list[str]:
     """The lines of ``text`` (made inert) in a backtick fence longer than any backtick
     run in it: its opening, the text (one line, however many it holds: never copied
-    again), its closing."""
+    again), its closing. A text of only whitespace is said instead, in italics
+    (``blank_said``), as the viewer says it: its box would say nothing."""
+    blank = blank_said(text)
+    if blank is not None:
+        return [f"*{md_inline(blank)}*"]
     body = inert(text)
     longest = max((len(m.group()) for m in _TICKS.finditer(body)), default=0)
     ticks = "`" * max(3, longest + 1)

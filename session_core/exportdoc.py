@@ -165,6 +165,26 @@ def _preview(text: str, width: int = 160) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def blank_said(text: object) -> str | None:
+    """A text of only whitespace said in place of it, as the viewer's row says it
+    (``(blank text: '\\n\\n')``, ``(empty text)``): drawn, it is an empty box that says
+    nothing. None for any other text (a non-string: it is drawn as its ``str``)."""
+    if not isinstance(text, str) or (text and not text.isspace()):
+        return None
+    if not text:
+        return "(empty text)"
+    # (its whitespace by name: ``\n``, ``\t``, ``\u3000``; of a big one, its start alone)
+    shown = repr(text[:40])
+    cut = len(text) > 40 or len(shown) > 40
+    return f"(blank text: {shown[:39] + '…' if cut else shown})"
+
+
+def answers_flag(tool: str, call_id: str) -> str:
+    """A result message's flag naming the call it answers, in every format's export:
+    ``answers Read (toolu_01…)`` ("?" for a tool no message asking for it names)."""
+    return f"answers {tool} ({call_id})"
+
+
 ARGUMENTS_CELL = 80  # characters of a call's arguments in an operations table's cell
 
 

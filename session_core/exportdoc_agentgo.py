@@ -27,6 +27,7 @@ from .exportdoc import (
     _preview,
     _s,
     _usage_fact,
+    answers_flag,
     arguments_cell,
     by_ask,
     document_title,
@@ -40,7 +41,7 @@ from .model import UNSENT, projection_dropped
 from .open_work import IN_FLIGHT, agentgo_open_work, open_work_said
 from .text import Name, finish_mark
 from .titles import agentgo_prompt, first_of
-from .tool_ops import ask_in_run, state_label, state_tone
+from .tool_ops import ask_in_run, ask_of, state_label, state_tone
 from .usage import (
     Usage,
     is_model_call,
@@ -65,6 +66,7 @@ class _Paired:
         askers: dict[str, list[int]] = {}  # call id -> the seqs of the messages asking for it
         ask_runs: dict[str, list[str]] = {}  # ... and their runs
         self.results: Results = {}
+        self.tools: dict[CallKey, str] = {}  # (seq asking, call id) -> its tool
         for m in agv.messages:
             msg = m.message
             tcid = msg.get("tool_call_id")
@@ -75,6 +77,7 @@ class _Paired:
             for part in parts if isinstance(parts, list) else []:
                 if isinstance(part, dict) and part.get("type") == "tool_call":
                     askers.setdefault(_s(part.get("id")), []).append(m.seq)
+                    self.tools.setdefault((str(m.seq), _s(part.get("id"))), _s(part.get("name")))
                     ask_runs.setdefault(_s(part.get("id")), []).append(m.run_id)
         self.executions: dict[CallKey, Call] = {}
         for key in agv.call_order:
@@ -95,6 +98,13 @@ class _Paired:
             grouped = by_ask(askers.get(cid, []), ((a[0], at) for at, a in enumerate(answers)))
             for ask, places in grouped.items():
                 self.answer[(str(ask), cid)] = places[0]
+        self.askers = askers
+
+    def tool(self, call_id: str, seq: int) -> str:
+        """The tool of the call a result at ``seq`` answers (``ask_of``); "?" where no
+        message asks for ``call_id``."""
+        seqs = self.askers.get(call_id)
+        return "?" if not seqs else self.tools.get((str(ask_of(seqs, seq)), call_id)) or "?"
 
     def answer_of(self, results: Results, key: CallKey) -> tuple[int, int, str] | None:
         """The first result answering call ``key``, from ``results`` (``self.results``, or
@@ -410,7 +420,8 @@ def _message(agv: AgentGoView, m: Committed, paired: _Paired, results: Results) 
     if finish is not None:
         item.flags.append(finish)
     if msg.get("tool_call_id") is not None:
-        item.flags.append(f"answers {_s(msg.get('tool_call_id'))}")
+        answered = _s(msg.get("tool_call_id"))
+        item.flags.append(answers_flag(paired.tool(answered, m.seq), answered))
     reported = shown_usage(agv, m, msg)  # (its own, else its model call's)
     item.usage = _message_usage(reported, is_response(m, msg))
     parts = msg.get("content")

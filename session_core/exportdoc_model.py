@@ -9,6 +9,7 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
+from .diff_model import tokens_said
 from .exportdoc import (
     NOT_REPORTED,
     UNSHOWN_BY_MARK,
@@ -28,6 +29,7 @@ from .exportdoc import (
     Tone,
     View,
     _preview,
+    answers_flag,
     arguments_cell,
     by_ask,
     detail_block,
@@ -126,6 +128,7 @@ class _Calls:
         self.by_call = {(op.message_id or "", op.call_id): op for op in ops}
         self.by_id = {op.call_id: op for op in ops}  # (the last of each id)
         self.asks: dict[str, list[int]] = {}  # call id -> the lines of the items asking
+        self.tools: dict[tuple[str, int], str] = {}  # (call id, line asking) -> its tool
         # call id -> the raw items answering it, by the line of the item asking (their
         # numbers: an item is read again when its call is shown; kept, the answers were
         # most of a big file's text)
@@ -145,6 +148,7 @@ class _Calls:
                     asks = self.asks.setdefault(cid, [])
                     if not asks or asks[-1] != item.line:
                         asks.append(item.line)
+                    self.tools.setdefault((cid, item.line), part.name or "")
                     if item.marks:
                         self.marked[item.id] = item.marks
         for asks in self.asks.values():
@@ -161,6 +165,12 @@ class _Calls:
     def answers(self, call_id: str, line: int) -> list[int]:
         """The raw items answering the call of ``call_id`` asked at ``line``, in order."""
         return self.answered.get(call_id, {}).get(self._ask(call_id, line), [])
+
+    def tool(self, call_id: str, line: int) -> str:
+        """The tool of the call an answer at ``line`` is of (``ask_of``); "?" where no
+        item asks for ``call_id``."""
+        asks = self.asks.get(call_id)
+        return "?" if not asks else self.tools.get((call_id, ask_of(asks, line))) or "?"
 
     def op(self, asked_in: str, call_id: str, line: int) -> ToolOp | Literal[False] | None:
         """The operation of the call of ``call_id`` that item ``asked_in`` at ``line``
@@ -211,7 +221,10 @@ def _message(
     readable: Readable,
     folded_at: Mapping[str, int],
 ) -> MessageItem:
-    facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
+    where = f"line {item.line}" if item.line else ""
+    if item.line and item.lines > 1:  # (a response split over lines: the viewer's words)
+        where = f"{item.lines:,} lines from line {item.line}"
+    facts = [where, item.ts or "", f"id {item.id}"]
     parts = shown_parts(item, readable)  # (its text as a person reads it: the JSON's is as written)
     text = "\n".join(p.text for p in parts if p.kind in _CONTENT)
     beside = ""  # a line's own text beside the results it answers with (replay's ``text``)
@@ -306,6 +319,12 @@ def _message(
             if isinstance(op, ToolOp):  # (after the answer's text: its line read is cached)
                 call.detail = detail_block("detail", op.detail)
             out.calls.append(call)
+    # Which call each result answers, as v1's and agentgo's exports say it (the viewer's
+    # ``← result``): a Claude Code result was a bare "user" message, read as a prompt.
+    asking = {p.call_id for p in parts if p.kind == "tool-call"}  # (one line, both: said)
+    for answered in dict.fromkeys(p.call_id for p in parts if p.kind == "tool-result"):
+        if answered is not None and answered not in asking:
+            out.flags.append(answers_flag(calls.tool(answered, item.line), answered))
     for at, texts in runs:
         if at < 0:
             out.content = "\n".join(texts)
@@ -414,11 +433,14 @@ def _compactions(transcript: Transcript) -> Section:
 def _compaction_items(transcript: Transcript) -> Iterator[Note | TextBlock]:
     for c in transcript.compactions:
         kind, did = overlay_kind(c)  # (a rollback drops turns, it summarises nothing)
+        # (its tokens as ``diff``'s ``#`` row and the Diff tab say them, the count after
+        # too: it said only ``209,950 tokens before`` where they said ``→ 48,297 tok``)
+        tokens = tokens_said(c)
         what = (
             f"{kind} at line {c.line}: {did} {count(len(c.folded), 'item')}"
             f"{f', kept {len(c.kept)}' if c.kept else ''}"
             f"{f'; trigger {c.trigger}' if c.trigger and kind != 'rollback' else ''}"
-            f"{'' if c.tokens_before is None else f'; {c.tokens_before:,} tokens before'}"
+            f"{f'; {tokens}' if tokens else ''}"
         )
         yield Note(what, "info")
         if summary := c.summary:  # (asked once: a packed one reads its line again)

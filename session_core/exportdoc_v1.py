@@ -29,6 +29,7 @@ from .exportdoc import (
     _s,
     _usage_fact,
     _usage_rows,
+    answers_flag,
     arguments_cell,
     document_title,
     elision_marks,
@@ -126,7 +127,7 @@ class _V1(V1Index):
             at = self.firsts.find(eid)
             asked = self.call(_s(tcid), self.asker(number, at) if number >= 0 else None)
             name = "?" if asked is None else asked[0]
-            flags.append(f"answers {name} ({_s(tcid)})")
+            flags.append(answers_flag(name, _s(tcid)))
         item = MessageItem(self.anchor(eid), role, facts, content, flags)
         if payload.get("reasoning") is not None:
             item.blocks.append(("reasoning", _s(payload.get("reasoning"))))
