@@ -247,14 +247,13 @@ def open_export(
     def temporary() -> BinaryIO:
         beside = os.path.dirname(final)
         try:
-            fd, temp = _new_file(beside)
+            fd = _new_file(beside, made)
         except OSError as err:  # (said of the user's path: it may be there, /proc/version)
             raise TranscriptError(
                 f"cannot make the export's temporary file beside it, in {beside} (an export "
                 f"is written there, then renamed over it): {err.strerror}",
                 path=target,
             ) from None
-        made.append(temp)
         fh = os.fdopen(fd, "wb")
         if found is not None:
             os.fchmod(fh.fileno(), stat.S_IMODE(found.st_mode))
@@ -330,13 +329,16 @@ def _descriptor(target: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _new_file(directory: str) -> tuple[int, str]:
+def _new_file(directory: str, made: list[str]) -> int:
     """A new file of a name nobody has, made 0666 under the umask (``mkstemp``'s 0600
-    would hide a report meant to be shared, and ignore a umask that hides it)."""
+    would hide a report meant to be shared, and ignore a umask that hides it). Its name
+    is in ``made`` before the file is: a SIGTERM that lands as it is made (a few
+    bytecodes later, the exception it raises) finds it there to remove."""
     while True:
         temp = os.path.join(directory, f".tailscope-export-{secrets.token_hex(6)}")
+        made.append(temp)
         try:
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
-            return os.open(temp, flags, 0o666), temp
+            return os.open(temp, flags, 0o666)
         except FileExistsError:
-            continue
+            made.pop()  # (another's file of that name: not ours to remove)

@@ -342,3 +342,31 @@ def test_a_peek_of_a_file_cut_short_meanwhile_says_so(
     result = write_peek(path, out)
     assert result.error == f"{path}: the file was cut short while it was being read"
     assert orjson.loads(out.getvalue())["error"] == result.error
+
+
+def test_a_sigterm_as_the_temporary_file_is_made_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signal lands the moment the temporary file is made, before the export knew its
+    name (the suite under load: SIGTERM sent as soon as the file was seen): it is removed
+    all the same, the old export kept."""
+    import os
+    import signal
+
+    from viewer.signal_end import ended_by_signals
+
+    out = tmp_path / "x.md"
+    out.write_text("the old export")
+    real_open = os.open
+
+    def open_then_signalled(path: Any, flags: int, mode: int = 0o777) -> int:
+        fd = real_open(path, flags, mode)
+        if ".tailscope-export-" in str(path):
+            os.kill(os.getpid(), signal.SIGTERM)  # (its handler runs at the next bytecodes)
+        return fd
+
+    monkeypatch.setattr(os, "open", open_then_signalled)
+    with pytest.raises(SystemExit), ended_by_signals(), open_export(out, tmp_path / "t.jsonl") as w:
+        w.write(b"new")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.md"]
+    assert out.read_text() == "the old export"
