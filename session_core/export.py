@@ -295,7 +295,9 @@ def _kept_from(final: str) -> str | None:
     try:
         with open_maybe_compressed(final) as fh:
             head = fh.read(_HEAD)
-    except (OSError, EOFError, ValueError):  # (a corrupt .zst: compressed, no export)
+    except OSError as err:  # (mode 200: written, never read; a transcript, maybe)
+        return f"cannot be read ({err.strerror}) to tell whether it is a transcript"
+    except (EOFError, ValueError):  # (a corrupt .zst: compressed, no export)
         return "is a compressed file that cannot be read (a transcript, maybe)"
     body = head[bom_length(head) :].lstrip()
     if body.startswith(b"{") and not _EXPORT_JSON.match(body):  # (pretty: ``{`` alone)

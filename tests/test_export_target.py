@@ -69,3 +69,23 @@ def test_export_o_replaces_a_file_that_is_no_transcript(text: bytes, tmp_path: P
     out.write_bytes(text)
     assert main(["export", str(source), "--format", "md", "-o", str(out)]) == 0
     assert out.read_text().startswith("# ")
+
+
+def test_export_o_says_a_file_it_cannot_read_is_kept_for_that(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A target that may be written but not read (mode 200) is kept, as it may be a
+    transcript: said so, not as "a compressed file that cannot be read" (a review)."""
+    from helpers import file_permissions_apply
+
+    source = exported(tmp_path)
+    out = tmp_path / "notes.md"
+    out.write_text("my notes\n")
+    out.chmod(0o200)
+    with file_permissions_apply():
+        code = main(["export", str(source), "--format", "md", "-o", str(out)])
+    said = capsys.readouterr().err
+    assert code == 1 and "cannot be read (Permission denied) to tell whether it is a " in said
+    assert "compressed" not in said
+    out.chmod(0o600)
+    assert out.read_text() == "my notes\n"
