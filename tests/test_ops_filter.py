@@ -420,3 +420,30 @@ async def test_the_dialog_pushed_as_the_app_exits_is_no_crash(tmp_path: Path) ->
         assert isinstance(app.screen, FilterScreen)
         app.exit()
     assert app.return_code == 0  # (an exception in a handler: 1, and raised above)
+
+
+async def test_the_cursor_is_scrolled_to_before_the_scrollbar_is_laid_out(
+    tmp_path: Path,
+) -> None:
+    """The rows a filter shows again need a scrollbar the table has not laid out yet: the
+    scroll to the cursor, made before that layout (a loaded machine's order: the CI of
+    2026-12-07 waited 10 s for it), scrolls all the same, where Textual ignores a scroll
+    of a widget showing no scrollbar unless forced."""
+    w = CCWriter()
+    w.user("go")
+    for n in range(1, 61):
+        w.assistant(f"m{n}", [tool_use(f"t{n}", "Bash", command=f"step {n}")])
+        w.result(f"t{n}", "no" if n > 55 else "ok", is_error=n > 55)
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path, (100, 24)) as (app, pilot, screen):
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count == 60, "every operation")
+        await _failed_only(app, pilot, lambda: table.row_count == 5)
+        await pilot.pause(0.2)
+        assert not table.show_vertical_scrollbar  # (five rows fit)
+        table.set_row_count(60)
+        table.move_to(59)
+        table.scroll_to_cursor()  # (at once: no layout between)
+        assert table.scroll_y > 0

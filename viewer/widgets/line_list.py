@@ -306,10 +306,12 @@ class LineList(ScrollView, can_focus=True):
         top = self.heights.prefix(index)
         bottom = top + self.heights.height(index)
         height = self.page_height
+        # (forced: rows just come may call for a scrollbar not laid out yet, and Textual
+        # ignores a scroll of a widget that shows none; the offset is still bounded)
         if top < self.scroll_y or bottom - top > height:
-            self.scroll_to(y=top, animate=False, immediate=True)
+            self.scroll_to(y=top, animate=False, force=True, immediate=True)
         elif bottom > self.scroll_y + height:
-            self.scroll_to(y=bottom - height, animate=False, immediate=True)
+            self.scroll_to(y=bottom - height, animate=False, force=True, immediate=True)
 
     def cursor_screen_row(self) -> int | None:
         """The row of the screen the cursor's item starts on (None: no cursor)."""
