@@ -6,7 +6,8 @@ the header keep to what it shows; its rows are found without making every operat
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -330,9 +331,10 @@ async def test_every_formats_operations_tab_has_its_filter(tmp_path: Path, fmt: 
         assert f"filter: {many} of {len(every)} operations shown (f)" in screen_text(app)
 
 
-async def test_the_cursor_is_on_screen_when_the_filter_shows_more(tmp_path: Path) -> None:
-    """Failed only (the cursor on the last of them, far down the file), then every
-    operation: the cursor's row is on screen (it sat off it, where enter acted unseen)."""
+@asynccontextmanager
+async def _sixty_failed_only(tmp_path: Path) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """A session of 60 operations (the last 5 failed) on the Tools tab, filtered to the
+    failed ones: the app, its pilot and the operations' table."""
     w = CCWriter()
     w.user("go")
     for n in range(1, 61):
@@ -345,6 +347,13 @@ async def test_the_cursor_is_on_screen_when_the_filter_shows_more(tmp_path: Path
         table = screen.ops.table
         await until(pilot, lambda: table.row_count == 60, "every operation")
         await _failed_only(app, pilot, lambda: table.row_count == 5)
+        yield app, pilot, table
+
+
+async def test_the_cursor_is_on_screen_when_the_filter_shows_more(tmp_path: Path) -> None:
+    """Failed only (the cursor on the last of them, far down the file), then every
+    operation: the cursor's row is on screen (it sat off it, where enter acted unseen)."""
+    async with _sixty_failed_only(tmp_path) as (app, pilot, table):
         await pilot.press("G")  # the last failed: operation 60
         await pilot.press("f")
         await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
@@ -429,18 +438,7 @@ async def test_the_cursor_is_scrolled_to_before_the_scrollbar_is_laid_out(
     scroll to the cursor, made before that layout (a loaded machine's order: the CI of
     2026-12-07 waited 10 s for it), scrolls all the same, where Textual ignores a scroll
     of a widget showing no scrollbar unless forced."""
-    w = CCWriter()
-    w.user("go")
-    for n in range(1, 61):
-        w.assistant(f"m{n}", [tool_use(f"t{n}", "Bash", command=f"step {n}")])
-        w.result(f"t{n}", "no" if n > 55 else "ok", is_error=n > 55)
-    path = w.write(tmp_path / "s.jsonl")
-    os.utime(path, (IDLE, IDLE))
-    async with opened(path, (100, 24)) as (app, pilot, screen):
-        await pilot.press("2")
-        table = screen.ops.table
-        await until(pilot, lambda: table.row_count == 60, "every operation")
-        await _failed_only(app, pilot, lambda: table.row_count == 5)
+    async with _sixty_failed_only(tmp_path) as (_app, pilot, table):
         await pilot.pause(0.2)
         assert not table.show_vertical_scrollbar  # (five rows fit)
         table.set_row_count(60)
