@@ -221,10 +221,11 @@ class TailReader:
         return bool(ended) or not new
 
     def settle(self) -> FollowUpdate | None:
-        """The held-back last line as a line read, its writer gone (``tail_settle``)."""
-        from .tail_settle import settle_held
+        """The held-back last line as a line read, and a compressed file's cut end as
+        damage, its writer gone (``tail_settle``)."""
+        from .tail_settle import settle_cut, settle_held
 
-        return settle_held(self)
+        return settle_cut(self, settle_held(self))
 
     def _held_intact(self, fd: int) -> bool:
         """Whether the unfinished line held back is still what the file has there (its
@@ -336,12 +337,17 @@ class TailReader:
                 rewritten = again, _stamp(st)  # (read from line 1 as unpacked here, once)
             else:
                 # (a frame appended in part is no damage said in the warnings: it is
-                # being written, as a plain file's held line; the banner says it)
+                # being written, as a plain file's held line; the banner says it, and the
+                # warnings once its writer is gone: ``settle``)
+                before = len(self.unpacked)
                 self._unpack(self.fd, st, again)
                 news = self.damage != said  # (cut short no more, or further on)
                 update.growing = self.damage is not None
-                if self.damage is None and self.damage_said is not None:
-                    # (cut when opened, whole now: it was being written, no damage)
+                if self.damage_said is not None and (
+                    self.damage is None or len(self.unpacked) != before
+                ):
+                    # (the cut said is read past, its frame whole: it was being written,
+                    # no damage; a frame cut after it is another's, being written)
                     update.withdrawn.append(self.damage_said)
                     self.damage_said = None
         elif self._turned_zstd(st):
