@@ -19,6 +19,7 @@ from .indexing import head_record
 from .read_only import open_read_only as _open_ro
 from .read_only import unviewed as _unviewed
 from .reader import BOM, bom_length, is_blank
+from .tail_problems import complain, not_a_file, position, unreadable, vanish
 
 _READ_BLOCK = 1 << 20
 HELD_CHECK = 4096  # bytes of a held-back line compared with the file at each end
@@ -29,17 +30,6 @@ _SPARE_BLOCKS = 2
 
 
 AGAIN = ": reading it again from line 1"  # the end of a reset's warning: why, first
-
-
-def _kind(mode: int) -> str:
-    """What a path that is no regular file is, in words."""
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a device"
 
 
 def _stamp(st: os.stat_result) -> tuple[int, ...]:
@@ -98,13 +88,14 @@ class TailReader:
         # (``settle``: read whole without one, its writer gone).
         self.ending = b"\n"
         self.refused = (0, 0)  # the held line ``settle`` last found not whole (where, end)
+        self.size_said = 0  # the file's size as the last update that read it said
 
     def close(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
 
-    def _restart(self) -> None:
+    def restart(self) -> None:
         self.close()
         self.source = None  # updates already sent keep theirs
         self.ino = None
@@ -221,10 +212,11 @@ class TailReader:
         return bool(ended) or not new
 
     def settle(self) -> FollowUpdate | None:
-        """The held-back last line as a line read, its writer gone (``tail_settle``)."""
-        from .tail_settle import settle_held
+        """The held-back last line as a line read, and a compressed file's cut end as
+        damage, its writer gone (``tail_settle``)."""
+        from .tail_settle import settle_cut, settle_held
 
-        return settle_held(self)
+        return settle_cut(self, settle_held(self))
 
     def _held_intact(self, fd: int) -> bool:
         """Whether the unfinished line held back is still what the file has there (its
@@ -251,53 +243,6 @@ class TailReader:
         except OSError:
             return False
 
-    def _vanish(self, update: FollowUpdate) -> FollowUpdate | None:
-        if self.vanished:
-            return None
-        self._restart()
-        self.vanished = True
-        self.started = True
-        self.problem = None
-        update.exists = False
-        update.reset = True
-        update.initial = True
-        # ("any more" only of a file that was there: a path named before its writer has
-        # started is not there yet)
-        when = "any more" if self.existed else "yet"
-        update.warnings.append(f"{self.path} does not exist {when}; waiting for it")
-        return update
-
-    def _complain(self, update: FollowUpdate, text: str) -> FollowUpdate | None:
-        """Report an unreadable file once, not on every poll (each update says it stands)."""
-        update.problem = text
-        if text == self.problem:
-            return update if not update.is_empty() else None
-        self.problem = text
-        update.warnings.append(text)
-        return update
-
-    def _not_a_file(self, update: FollowUpdate, mode: int) -> FollowUpdate | None:
-        """A directory, FIFO, socket or device: never opened (a FIFO's open would block).
-        In place of a file read: what was read stands (no reset) until a file that can
-        be read is there, which is read from line 1 then."""
-        self.started = True
-        self.vanished = False
-        if self.fd is not None:
-            said = f"{self.path} was replaced by {_kind(mode)}, not a regular file"
-            return self._complain(update, f"{said}; waiting for one")
-        return self._complain(update, f"{self.path} is not a regular file; waiting for one")
-
-    def _unreadable(self, update: FollowUpdate, why: str, reason: str) -> FollowUpdate | None:
-        """The file at the path (``why``: it cannot be opened) is not the one read, for
-        ``reason``. A file read before stands as read (no reset: nothing of it is thrown
-        away for a file not read) until this one can be read: its reset comes then, and
-        says it can be read now."""
-        self.started = True
-        if self.fd is not None:
-            self.blocked = True
-            return self._complain(update, f"{why}; {reason}" if reason else why)
-        return self._complain(update, why)
-
     def step(self, limit_bytes: int | None) -> FollowUpdate | None:
         """Read what is new (at most about ``limit_bytes``); None when nothing changed."""
         where = file_read(self.path)
@@ -305,11 +250,11 @@ class TailReader:
         try:
             st = os.stat(where)
         except FileNotFoundError:
-            return self._vanish(update)
+            return vanish(self, update)
         except OSError as err:
-            return self._complain(update, f"{where} cannot be read: {err.strerror}")
+            return complain(self, update, f"{where} cannot be read: {err.strerror}")
         if not stat.S_ISREG(st.st_mode):
-            return self._not_a_file(update, st.st_mode)
+            return not_a_file(self, update, st.st_mode)
         reason, news = None, False
         rewritten: tuple[tuple[bytes, str | None] | None, tuple[int, ...]] = (None, ())
         if self.fd is None:
@@ -336,12 +281,17 @@ class TailReader:
                 rewritten = again, _stamp(st)  # (read from line 1 as unpacked here, once)
             else:
                 # (a frame appended in part is no damage said in the warnings: it is
-                # being written, as a plain file's held line; the banner says it)
+                # being written, as a plain file's held line; the banner says it, and the
+                # warnings once its writer is gone: ``settle``)
+                before = len(self.unpacked)
                 self._unpack(self.fd, st, again)
                 news = self.damage != said  # (cut short no more, or further on)
                 update.growing = self.damage is not None
-                if self.damage is None and self.damage_said is not None:
-                    # (cut when opened, whole now: it was being written, no damage)
+                if self.damage_said is not None and (
+                    self.damage is None or len(self.unpacked) != before
+                ):
+                    # (the cut said is read past, its frame whole: it was being written,
+                    # no damage; a frame cut after it is another's, being written)
                     update.withdrawn.append(self.damage_said)
                     self.damage_said = None
         elif self._turned_zstd(st):
@@ -364,16 +314,17 @@ class TailReader:
             try:
                 fd = _open_ro(where)
             except FileNotFoundError:
-                return self._vanish(update)
+                return vanish(self, update)
             except OSError as err:
-                return self._unreadable(update, f"{where} cannot be read: {err.strerror}", reason)
+                return unreadable(self, update, f"{where} cannot be read: {err.strerror}", reason)
             fst = os.fstat(fd)
             if not stat.S_ISREG(fst.st_mode):
                 os.close(fd)
-                return self._not_a_file(update, fst.st_mode)
+                return not_a_file(self, update, fst.st_mode)
             if self.blocked:  # (its replacement was said, and why it was not read)
                 reason = "the file can be read now"
-            self._restart()
+            shown = position(self)  # (what was read stands if this one cannot be)
+            self.restart()
             self.reading = where
             self.fd = fd
             self.existed = True
@@ -382,9 +333,10 @@ class TailReader:
             try:
                 self._unpack(fd, fst, rewritten[0] if rewritten[1] == _stamp(fst) else None)
             except OSError as err:
-                self._restart()
+                self.restart()
                 self.started = True
-                return self._complain(update, f"{where} cannot be read: {err.strerror}")
+                why = f"{where} cannot be read: {err.strerror}"
+                return complain(self, update, why, shown)
             update.reset = self.started
             update.initial = True
             if reason:
@@ -405,10 +357,13 @@ class TailReader:
             if not self._read(update, limit_bytes) and not update.initial:
                 return None  # (a byte order mark begun: nothing new until it is whole)
         except OSError as err:
-            # EIO, ESTALE on a network file system, ...: start again from line 1.
-            self._restart()
-            return self._complain(update, f"{self.reading} could not be read: {err.strerror}")
-        update.size = max(self._size(st), self.offset)
+            # EIO, ESTALE on a network file system, ...: start again from line 1 (what
+            # was read stands till then: where it ended said, as read before the restart).
+            at = position(self)
+            self.restart()
+            why = f"{self.reading} could not be read: {err.strerror}"
+            return complain(self, update, why, at)
+        update.size = self.size_said = max(self._size(st), self.offset)
         update.problem = self.damage  # (what was read is shown, and why no more is)
         update.growing = update.growing and update.problem is not None
         return update

@@ -70,6 +70,31 @@ def settle_held(tail: TailReader) -> FollowUpdate | None:
     return update
 
 
+def settle_cut(tail: TailReader, update: FollowUpdate | None) -> FollowUpdate | None:
+    """``update`` (the held line settled, or None), saying a compressed file's cut end as
+    damage where its writer is gone and the warnings do not say it yet: a frame cut after
+    the file was opened is being written (the banner alone says it) until then."""
+    damage = tail.damage
+    if damage is None:
+        return update
+    unsaid = damage != tail.damage_said
+    if update is None:
+        if not unsaid:
+            return None
+        update = FollowUpdate(read=tail.reading)
+        update.offset, update.size = tail.offset, max(len(tail.unpacked or b""), tail.offset)
+        update.held = tail.offset - tail.complete
+        update.held_line = tail.line + 1 if update.held else 0
+        update.caught_up = True
+        update.format = tail.format
+        update.source = tail.source
+    if unsaid:
+        tail.damage_said = damage
+        update.warnings.append(damage)
+    update.problem = damage  # (what was read is shown, and why no more is: no more growing)
+    return update
+
+
 def _held_decides(tail: TailReader, raw: bytes) -> bool:
     """Whether the held line, whole, names the file's format (as ``detect_format`` reads
     an unended last line: a session-meta alone); it is the format then. One that names
@@ -83,4 +108,4 @@ def _held_decides(tail: TailReader, raw: bytes) -> bool:
     return True
 
 
-__all__ = ["settle_held"]
+__all__ = ["settle_cut", "settle_held"]

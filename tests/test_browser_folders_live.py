@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from helpers import file_permissions_apply
+from helpers import file_permissions_apply, said
 from test_browser import QuickApp, browser, scanned, until
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -208,3 +208,51 @@ async def test_a_folder_with_no_rows_made_unreadable_is_said_on_the_tick(
             await until(pilot, lambda: str(later) in screen.rows)
         finally:
             os.chmod(later, 0o755)
+
+
+async def test_a_folder_its_watch_heard_nothing_of_is_said_unreadable(tmp_path: Path) -> None:
+    """The folders the tick looks at come from what lists the rows, not the watch's
+    "added" events alone: a folder nested deep at the start, and one made while the
+    watch's events were dropped (its batch held a name watchfiles cannot decode: the
+    watch begun again lists what came meanwhile), each with no row in it, made
+    unreadable, become ``unreadable`` rows."""
+    root, _folder, _inside = _two_folders(tmp_path, "proj")
+    deep = root / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    dropped = root / "dropped"
+    async with _browsing(root, deep) as (app, pilot, screen):
+        os.chmod(deep, 0)
+        await until(pilot, lambda: str(deep) in screen.rows)
+        os.chmod(deep, 0o755)
+        await until(pilot, lambda: str(deep) not in screen.rows)
+        # in one batch of the watch's, lost with it: a new folder, and a name not UTF-8
+        dropped.mkdir()
+        (dropped / "todo.txt").write_text("not a transcript")
+        _session(Path(os.fsdecode(os.fsencode(root) + b"/odd\xff.jsonl")), 3)
+        await until(pilot, lambda: said(app, "Not followed live"))
+        await pilot.pause(1.0)  # (the watch begun again: what came meanwhile listed)
+        try:
+            os.chmod(dropped, 0)
+            await until(pilot, lambda: str(dropped) in screen.rows)
+            assert screen.rows[str(dropped)].status == "unreadable"
+        finally:
+            os.chmod(dropped, 0o755)
+
+
+def test_a_folder_heard_of_while_a_scan_lists_outlasts_its_listing(tmp_path: Path) -> None:
+    """A scan lists, then puts what it listed in place of the folders known: one the
+    watch heard come meanwhile (after the scan passed its parent) is kept, as a folder
+    no scan listed is known from its event."""
+    from viewer.screens.browser_folders import KnownFolders
+
+    old, listed, come = (tmp_path / name for name in ("old", "listed", "come"))
+    for folder in (listed, come):
+        folder.mkdir()
+    known = KnownFolders()
+    known.add([str(old)])
+    known.listing()  # (a scan begins)
+    known.add([str(come)])  # (the watch's event, the scan past it)
+    known.replace([str(listed)])
+    assert known.now() == {str(listed), str(come)}
+    known.replace([str(listed)])  # (a listing not begun: what it listed alone)
+    assert known.now() == {str(listed)}

@@ -202,6 +202,7 @@ class BrowserScreen(DirectoryWatch):
         paths: list[str] = []
         problems: list[FileSummary] = []
         listed: list[str] = []
+        self.known_folders.listing()  # (what the watch adds meanwhile outlasts it)
         for base in self.bases:
             found, unlisted = list_transcript_paths(base, self.recursive, folders=listed)
             paths.extend(found)

@@ -13,25 +13,35 @@ from session_core.scan import FileSummary, list_transcript_paths
 
 
 class KnownFolders:
-    """The folders the browser listed (its scan, a folder come or opened again since): the
-    ones no row is in too (empty, or only other files) are looked at on the tick, to be
-    said unreadable as the others are. Thread-safe (the scan, the watch and the tick add
-    and read it from their threads)."""
+    """The folders the browser listed (whatever lists its rows: its scan, the watch's
+    catch-up, a folder come or opened again since): the ones no row is in too (empty, or
+    only other files) are looked at on the tick, to be said unreadable as the others are.
+    Thread-safe (the scan, the watch and the tick add and read it from their threads)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._folders: set[str] = set()
+        self._since: set[str] | None = None  # added while a scan lists (``listing``)
+
+    def listing(self) -> None:
+        """A scan begins to list: what is added meanwhile (a folder it may have passed
+        by, its watch's event) outlasts the ``replace`` it ends with."""
+        with self._lock:
+            self._since = set()
 
     def replace(self, folders: Iterable[str]) -> None:
         """The folders a scan listed, in place of all the others (gone ones with them)."""
         fresh = {os.path.abspath(folder) for folder in folders}
         with self._lock:
-            self._folders = fresh
+            self._folders = fresh | (self._since or set())
+            self._since = None
 
     def add(self, folders: Iterable[str]) -> None:
         fresh = {os.path.abspath(folder) for folder in folders}
         with self._lock:
             self._folders |= fresh
+            if self._since is not None:
+                self._since |= fresh
 
     def drop(self, folders: Iterable[str]) -> None:
         with self._lock:

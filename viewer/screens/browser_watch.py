@@ -120,9 +120,11 @@ class DirectoryWatch(Screen[None]):
                     if folders is not None or not self.recursive or not _unreadable(err):
                         raise
                     folders, skipped = readable_folders(self.bases)
+                    self.known_folders.add(folders)
                     self.post_message(self.WatchNarrowed(str(err), skipped))
                 else:
                     folders, _skipped = readable_folders(self.bases)  # one more came
+                    self.known_folders.add(folders)  # (and any made in it before its watch)
         except Exception as err:  # no inotify, too many watches...: say so, keep browsing
             if not worker.is_cancelled:
                 self.post_message(self.WatchFailed(str(err)))
@@ -237,9 +239,11 @@ class DirectoryWatch(Screen[None]):
         """The files that came, changed (their size or time: the watcher's batch that
         failed held them too) or went while no watch was on; the others not read again."""
         listed: set[str] = set()
+        folders: list[str] = []
         for base in self.bases:
-            found, _unlisted = list_transcript_paths(base, self.recursive)
+            found, _unlisted = list_transcript_paths(base, self.recursive, folders=folders)
             listed.update(os.path.abspath(path) for path in found)
+        self.known_folders.add(folders)  # (one made meanwhile sent no event the watch heard)
         fresh = []
         for path in sorted(listed):
             try:

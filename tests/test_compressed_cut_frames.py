@@ -1,0 +1,136 @@
+"""A followed ``.jsonl.zst`` whose writer appends frames (a zstd stream writer, a frame
+flushed at a time) while it is read: the cut said when it was opened is withdrawn once the
+frame it named is whole, even where the next frame is already half written then; that one
+is being written (the banner says it), said in the warnings only if it is still cut once
+its writer is gone (the follower's ``settle``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import os
+from pathlib import Path
+
+import zstandard
+from codex_writer import story
+
+from session_core.follow_update import FollowUpdate
+from session_core.following import follow
+from session_core.tail_reader import TailReader
+
+CUT = "the last frame is cut"
+
+
+def _frames(tmp_path: Path) -> list[bytes]:
+    """A rollout's lines in three zstd frames, as a stream writer flushes them."""
+    plain = tmp_path / "plain.jsonl"
+    story(plain)
+    lines = plain.read_bytes().splitlines(keepends=True)
+    third = len(lines) // 3
+    out = io.BytesIO()
+    writer = zstandard.ZstdCompressor(write_checksum=True).stream_writer(out, closefd=False)
+    ends = []
+    for part in (lines[:third], lines[third : 2 * third], lines[2 * third :]):
+        writer.write(b"".join(part))
+        writer.flush(zstandard.FLUSH_FRAME)
+        ends.append(out.tell())
+    data = out.getvalue()
+    return [data[start:end] for start, end in zip([0, *ends], ends, strict=False)]
+
+
+def _append(path: Path, data: bytes) -> None:
+    with open(path, "ab") as out:
+        out.write(data)
+    stamp = path.stat().st_mtime_ns + 1_000_000_000  # (a coarse clock: it changed)
+    os.utime(path, ns=(stamp, stamp))
+
+
+def _step(tail: TailReader) -> FollowUpdate:
+    update = tail.step(None)
+    assert update is not None
+    return update
+
+
+def test_the_cut_said_is_withdrawn_though_the_next_frame_is_cut(tmp_path: Path) -> None:
+    first, second, third = _frames(tmp_path)
+    path = tmp_path / "rollout.jsonl.zst"
+    path.write_bytes(first + second[: len(second) // 2])
+    tail = TailReader(str(path))
+    opened = _step(tail)
+    said = [w for w in opened.warnings if CUT in w]
+    assert len(said) == 1
+    # the frame it named completed, the next one half written in the same read
+    _append(path, second[len(second) // 2 :] + third[: len(third) // 2])
+    more = _step(tail)
+    assert more.withdrawn == said and more.warnings == []
+    assert more.growing and more.problem is not None and CUT in more.problem
+    assert more.problem != said[0]  # (past more lines now)
+    # its writer gone with that frame still cut: damage, said once
+    settled = tail.settle()
+    assert settled is not None and settled.warnings == [more.problem]
+    assert (settled.problem, settled.growing, settled.withdrawn) == (more.problem, False, [])
+    assert (settled.offset, settled.size) == (more.offset, more.size)
+    assert tail.settle() is None
+    # ...and withdrawn once that frame is whole after all
+    _append(path, third[len(third) // 2 :])
+    whole = _step(tail)
+    assert whole.withdrawn == [more.problem] and whole.problem is None
+
+
+def test_a_frame_cut_while_followed_is_no_warning_while_its_writer_is_at_work(
+    tmp_path: Path,
+) -> None:
+    """Never said at open (the file was whole then): a frame half written is the banner's
+    alone while the writer may be at work; the follower's settle says nothing of it
+    where no cut stands."""
+    first, second, _third = _frames(tmp_path)
+    path = tmp_path / "rollout.jsonl.zst"
+    path.write_bytes(first)
+    tail = TailReader(str(path))
+    assert _step(tail).warnings == []
+    assert tail.settle() is None  # (whole: nothing to say)
+    _append(path, second[:10])
+    part = _step(tail)
+    assert (part.warnings, part.withdrawn, part.growing) == ([], [], True)
+
+
+async def test_a_follower_keeps_the_warnings_as_the_file_now_is(tmp_path: Path) -> None:
+    """``follow`` itself, its writer appending frames: the warnings a reader keeps
+    (``withdraw_from``) name the cut of the file as it is, once it settles."""
+    first, second, third = _frames(tmp_path)
+    path = tmp_path / "rollout.jsonl.zst"
+    path.write_bytes(first + second[: len(second) // 2])
+    gone = False
+    kept: list[str] = []
+    updates: list[FollowUpdate] = []
+
+    async def run() -> None:
+        async for update in follow(path, force_polling=True, settle=lambda: gone):
+            kept.extend(update.warnings)
+            update.withdraw_from(kept)
+            updates.append(update)
+
+    async def until(done: object, timeout: float = 10.0) -> None:
+        async with asyncio.timeout(timeout):
+            while not callable(done) or not done():
+                await asyncio.sleep(0.01)
+
+    task = asyncio.create_task(run())
+    try:
+        await until(lambda: bool(updates))
+        assert [CUT in w for w in kept] == [True]
+        opened = kept[0]
+        _append(path, second[len(second) // 2 :] + third[: len(third) // 2])
+        await until(lambda: any(u.withdrawn for u in updates))
+        await asyncio.sleep(0.2)
+        assert kept == [] and updates[-1].growing  # (being written: the banner's)
+        gone = True  # the writer died with the third frame half written
+        await until(lambda: bool(kept))
+        assert len(kept) == 1 and CUT in kept[0] and kept[0] != opened
+        await asyncio.sleep(0.2)
+        assert len(kept) == 1  # (said once)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
