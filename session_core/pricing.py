@@ -9,7 +9,9 @@ the same model (a dated id, ``claude-sonnet-4-5-20250929``; a cloud's,
 is the price of every token of its kind in a request whose prompt (input, cache read
 and cache write together) is over ``above`` tokens: the providers' long-context rates.
 A model whose price changed has each price with the day it started: a response is
-priced as on its own day.
+priced as on its own day. A fast-mode response (Claude's ``usage.speed: "fast"``) costs a
+multiple of its model's standard prices (the table's ``fast``, hand-kept with its
+sources); of a model whose multiple the table does not know, its cost is unknown.
 """
 
 from __future__ import annotations
@@ -53,20 +55,34 @@ Prices = dict[str, Price]
 def _entry(model: str) -> Prices | list[Any] | None:
     """The table's entry for a model: its prices, or ``[[start, prices], ...]`` for a
     model whose price changed (start dates ascending, the first None)."""
-    model = model.lower()
     models: dict[str, Any] = table()["models"]
-    found = models.get(model)
-    if found is not None:
-        return cast("Prices | list[Any]", found)
+    name = _named(model.lower(), models)
+    return None if name is None else cast("Prices | list[Any]", models[name])
+
+
+def _named(model: str, names: dict[str, Any]) -> str | None:
+    """The name of ``names`` a (lower-case) model id is priced as: its own, or the
+    longest it starts with followed by a variant of the same model."""
+    if model in names:
+        return model
     best: str | None = None
-    for name in models:
+    for name in names:
         if (
             model.startswith(name)
             and (name[-1] in "-@:" or _VARIANT.fullmatch(model, len(name)))
             and (best is None or len(name) > len(best))
         ):
             best = name
-    return None if best is None else cast("Prices | list[Any]", models[best])
+    return best
+
+
+@functools.cache
+def fast_times(model: str) -> float | None:
+    """How many times its standard prices a model's fast-mode response costs (the
+    table's ``fast``), or None where the table does not know it."""
+    fast: dict[str, float] = table().get("fast", {})
+    name = _named(model.lower(), fast)
+    return None if name is None else float(fast[name])
 
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -121,6 +137,7 @@ def cost(
     cache_write_tokens: int | None = None,
     cache_write_1h_tokens: int | None = None,
     when: str | None = None,
+    speed: str | None = None,
 ) -> float | None:
     """What one response (one request) cost in USD, or None when the model or a needed
     price is unknown.
@@ -134,8 +151,17 @@ def cost(
     the cache writes, those kept for an hour (priced as such; the rest for 5 minutes).
     ``when``: the response's time (where its model's price changed, ``is_dated``);
     with none, such a response's cost is known only where each of its prices gives
-    the same.
+    the same. ``speed``: the one the response was served at (Claude's ``usage.speed``;
+    None or ``standard``: the standard prices); ``fast`` costs the model's fast
+    multiple of them (across the prompt's tiers and cache kinds, as billed), unknown
+    where the table has none for it, as is a speed it does not name.
     """
+    times = 1.0
+    if speed is not None and speed != "standard":
+        found = fast_times(model) if model and speed == "fast" else None
+        if found is None:
+            return None  # (never the standard prices: the response cost more)
+        times = found
     written = cache_write_tokens or 0
     hour = min(cache_write_1h_tokens or 0, written)
     counts = (input_tokens, output_tokens, cache_read_tokens, written - hour, hour)
@@ -147,9 +173,11 @@ def cost(
         day = _day(when)
         if day is None:  # dated, and no day to price on
             each = {_priced(prices, counts, prompt) for _, prices in entry}
-            return each.pop() if len(each) == 1 else None
+            found_cost = each.pop() if len(each) == 1 else None
+            return None if found_cost is None else found_cost * times
         entry = _on_day(cast("str", model), day)
-    return _priced(entry, counts, prompt)
+    priced = _priced(entry, counts, prompt)
+    return None if priced is None else priced * times
 
 
 def _priced(prices: Prices, counts: tuple[int | None, ...], prompt: int) -> float | None:
@@ -173,4 +201,4 @@ def _priced(prices: Prices, counts: tuple[int | None, ...], prompt: int) -> floa
     return total
 
 
-__all__ = ["cost", "is_dated", "prices_for", "table"]
+__all__ = ["cost", "fast_times", "is_dated", "prices_for", "table"]

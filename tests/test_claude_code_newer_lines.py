@@ -31,7 +31,7 @@ def test_a_file_opening_with_types_newer_than_the_reader_is_detected(
     w.user("fix a.py")
     w.assistant("m1", [text("Fixed.")], stop="end_turn")
     body = w.write(tmp_path / "plain.jsonl").read_bytes()
-    newer = [{"type": "content-replacement", "messageId": "x", "n": i} for i in range(3)]
+    newer = [{"type": "marble-origami-commit", "messageId": "x", "n": i} for i in range(3)]
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in newer) + body)
     assert detect_format(path) == "claude-code"
@@ -50,7 +50,7 @@ def test_a_file_opening_with_types_newer_than_the_reader_is_detected(
     assert [m.text for m in live.transcript().messages] == ["fix a.py", "Fixed."]
     assert told[-1] == ("claude-code", []) and not any(w for _, w in told)
     # Past HEAD_LINES of them, or after a line that is no JSON object: no transcript.
-    many = [{"type": "content-replacement", "n": i} for i in range(HEAD_LINES + 1)]
+    many = [{"type": "marble-origami-commit", "n": i} for i in range(HEAD_LINES + 1)]
     for head in (many, [[1, 2]]):
         path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in head) + body)
         assert detect_format(path) is None

@@ -15,6 +15,8 @@ price with its first day (``[[null, prices], ["2026-03-13", prices]]``); one who
 price changes with the time of day has the price at noon UTC on ``--date`` (default:
 today). A model is named by its id and by every plain name its match rule starts with
 or equals; a name two providers both claim is the first one's, in the order below.
+The table's ``fast`` (a model's fast-mode multiple, with ``fast-source``) is hand-kept:
+genai-prices has no fast mode, so it is carried over from the file as it was.
 """
 
 from __future__ import annotations
@@ -151,6 +153,12 @@ def main() -> None:
     parser.add_argument("--date", type=datetime.date.fromisoformat, default=datetime.date.today())
     args = parser.parse_args()
     table = snapshot(args.date)
+    # The fast-mode multiples genai-prices has not: hand-kept with their sources, kept.
+    if OUT.exists():
+        kept = json.loads(OUT.read_text("utf-8"))
+        models = table.pop("models")
+        table.update({key: kept[key] for key in ("fast-source", "fast") if key in kept})
+        table["models"] = models
     lines = [f"    {json.dumps(name)}: {json.dumps(p)}" for name, p in table["models"].items()]
     head = {k: v for k, v in table.items() if k != "models"}
     text = json.dumps(head, indent=2, ensure_ascii=False)[:-2]

@@ -57,7 +57,15 @@ _BOOKKEEPING = frozenset(
 
 # Every line type the spec names (and the reader reads): a line of any other is kept as
 # written and listed as such (``other_records``), a type newer than this reader.
-NAMED_TYPES = _CONVERSATION | _BOOKKEEPING | {"attribution-snapshot", "speculation-accept"}
+NAMED_TYPES = (
+    _CONVERSATION
+    | _BOOKKEEPING
+    | {
+        "attribution-snapshot",
+        "speculation-accept",
+        "content-replacement",  # (2.1.x: a result the model was sent a preview of instead)
+    }
+)
 
 
 class ClaudeCodeFormat(AgentFormat):

@@ -211,22 +211,35 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
         after = meta.get("postTokens")
         content = record.get("content")
         if bd.elision:
-            tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
+            # Each call id whose result it sends otherwise: a content-replacement's
+            # preview, or a microcompact's stub (None).
+            sent_for: dict[str, str | None]
+            if bd.replaced is not None:
+                sent_for = dict(bd.replaced)
+            else:
+                tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
+                ids = tool_ids if isinstance(tool_ids, list) else []
+                sent_for = {call_id: None for call_id in ids if isinstance(call_id, str)}
             # Made once, when its line is new: ``folded`` is then the folds of the
             # compactions before it alone, and a result one of them folded is not sent,
             # so this stubs nothing of it.
-            cleared: dict[int, set[str]] = {}  # each item's results it cleared
+            cleared: dict[int, dict[str, str | None]] = {}  # each item's results it elided
             # (an id's latest call before it: a whole read has the later ones too)
             before_it = bisect.bisect_left(b.calls.line, bd.line)
-            for call_id in tool_ids if isinstance(tool_ids, list) else []:
-                found = b.calls.find(call_id, before_it) if isinstance(call_id, str) else -1
+            for call_id, sent in sent_for.items():
+                found = b.calls.find(call_id, before_it)
                 node = b.calls.result_node(found, b.raw_node) if found >= 0 else -1
                 if node >= 0 and not folded[node]:
-                    cleared.setdefault(b.node_raw[node], set()).add(call_id)
-            for item, ids in cleared.items():
-                known = b.cleared_results.setdefault(item, set())
-                if not ids <= known:
-                    known |= ids
+                    cleared.setdefault(b.node_raw[node], {})[call_id] = sent
+            for item, elided_now in cleared.items():
+                known = b.cleared_results.setdefault(item, {})
+                # (a result cleared stays so: a preview said after it does not bring it back)
+                now = {
+                    **known,
+                    **{k: v for k, v in elided_now.items() if known.get(k, "") is not None},
+                }
+                if now != known:
+                    known.update(now)
                     _stub_results(b.raw, item, known)
             saved = meta.get("tokensSaved", record.get("tokensSaved"))
             if isinstance(before, int) and isinstance(saved, int) and after is None:
@@ -283,13 +296,18 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
     return out, bytearray(folded)  # (the caller's own: the builder's grows on)
 
 
-def _stub_results(column: ItemColumn, index: int, cleared: set[str]) -> None:
-    """What item ``index`` is sent as once the results ``cleared`` are (by every
-    microcompact so far): each of those the stub, any other as it was (the column's one
-    stub says it where it answers those alone; a line answering several calls had every
-    one of them stubbed)."""
+def _stub_results(column: ItemColumn, index: int, cleared: dict[str, str | None]) -> None:
+    """What item ``index`` is sent as once the results ``cleared`` are elided (by every
+    elision so far): each of those its preview, or the microcompact's stub (None), any
+    other as it was (the column's one stub says it where it answers those alone; a
+    line answering several calls had every one of them stubbed)."""
     answers = [p for p in column.parts_of(index) if p.kind == "tool-result"]
-    sent = [CLEARED if p.call_id in cleared else p.text for p in answers]
+    sent = [
+        (CLEARED if (said := cleared[p.call_id]) is None else said)
+        if p.call_id in cleared
+        else p.text
+        for p in answers
+    ]
     if sent != [CLEARED]:
         column.stubs[index] = "\n".join(sent)
 

@@ -70,6 +70,8 @@ def rare_line(
     )
     if kind == "system" and not b.off:
         _system(b, record, line, uuid or f"line-{line}", node, before, ts)
+    elif kind == "content-replacement":
+        _replaced(b, record, line, uuid or f"line-{line}", node, before, ts)
 
 
 def _system(
@@ -108,6 +110,32 @@ def _system(
             ms = record.get("durationMs")
             if isinstance(ms, (int, float)) and not isinstance(ms, bool):
                 run.duration = timed_seconds(ms / 1000)
+
+
+def _replaced(
+    b: ClaudeCodeBuilder,
+    record: dict[str, Any],
+    line: int,
+    ident: str,
+    node: int,
+    before: int,
+    ts: str | None,
+) -> None:
+    """A content-replacement line (2.1.x): tool results too large to send, kept on disk,
+    the model sent a ``<persisted-output>`` preview of instead (each ``replacement``,
+    by its call's ``toolUseId``), from the request it was made for on. The line
+    rewrites none of them: an elision, as a microcompact's, its item kept as written."""
+    said = record.get("replacements")
+    replaced: dict[str, str] = {}
+    for each in said if isinstance(said, list) else []:
+        if isinstance(each, dict) and each.get("kind") == "tool-result":
+            call, sent = each.get("toolUseId"), each.get("replacement")
+            if isinstance(call, str) and isinstance(sent, str):
+                replaced[call] = sent
+    if replaced:
+        n = len(replaced)
+        said = {"content": f"{n} tool result{'s' * (n != 1)} too large to send, sent as a preview"}
+        b.boundaries.append(Boundary(ident, line, node, True, said, before, ts, replaced=replaced))
 
 
 def _preserve(b: ClaudeCodeBuilder, boundary: Boundary, meta: Any) -> None:

@@ -99,9 +99,10 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # usage is (``UsageBook.runs_touched``).
         self.made_runs: list[Run] = []
         self.boundaries: list[Boundary] = []
-        # Each item's results the microcompacts so far cleared (one may clear some of a
-        # line's results, a later one others): what its stub is made of
-        self.cleared_results: dict[int, set[str]] = {}
+        # Each item's results the elisions so far sent otherwise (one may clear some of a
+        # line's results, a later one others): what its stub is made of, each call id's
+        # text sent in its result's place (None: a microcompact's stub)
+        self.cleared_results: dict[int, dict[str, str | None]] = {}
         # A response's item whose stop reason says why the model stopped other than by
         # ending its turn or calling a tool: that reason, as every format's message says
         # it (``[finish refusal]``: ``text.finish_mark``; few items have one)

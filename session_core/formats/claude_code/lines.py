@@ -58,6 +58,7 @@ class TokenUsage(msgspec.Struct, gc=False):
     output_tokens: Int | None = None
     cache_creation: CacheCreation | None = None
     server_tool_use: ServerToolUse | None = None
+    speed: str | None = None  # (2.1.x: "standard", or "fast": fast mode, priced apart)
 
     def searched(self) -> bool:
         """Did it report web searches (priced per search, which no price table here has)?"""
@@ -237,6 +238,7 @@ def _usage_of(usage: dict[str, Any]) -> TokenUsage:
         cache_creation_input_tokens=int64_or_none(usage.get("cache_creation_input_tokens")),
         cache_creation=None if hour is None else CacheCreation(hour),
         server_tool_use=None if searches is None else ServerToolUse(searches),
+        speed=str_or_none(usage.get("speed")),
     )
 
 

@@ -39,7 +39,8 @@ class RunMark:
 
 @dataclass(slots=True)
 class Boundary:
-    """A compact_boundary (or a microcompact_boundary: ``elision``)."""
+    """A compact_boundary (or a microcompact_boundary: ``elision``; or a
+    content-replacement line, an elision too: ``replaced``)."""
 
     id: str
     line: int
@@ -66,6 +67,9 @@ class Boundary:
     # only once its summary has come (a snapshot does not make every boundary's again).
     made: Compaction | None = None
     made_with: str | None = None
+    # A content-replacement line's: each call id whose result the model was sent a
+    # preview of instead, and that preview (None: a microcompact's, its ids said apart)
+    replaced: dict[str, str] | None = None
 
 
 class PackedSummary(Compaction):

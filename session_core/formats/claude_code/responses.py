@@ -89,6 +89,7 @@ class Responses:
         "raw",
         "run",
         "searched",
+        "speed",
         "stop",
         "tokens",
         "written_cost",
@@ -115,6 +116,8 @@ class Responses:
         self.written_cost: dict[int, float] = {}
         # Those that reported web searches: their cost unknown (the searches unpriced)
         self.searched: set[int] = set()
+        # Those served at a speed not the standard one (fast mode: priced at its multiple)
+        self.speed: dict[int, str] = {}
         self.nodes = Lists()  # its nodes
         self.calls = Lists()  # its calls (added in order: each is the latest)
 

@@ -97,6 +97,9 @@ class UsageBook:
                 tokens[slot + which] = value
         if usage.server_tool_use is not None and usage.searched():
             responses.searched.add(at)
+        speed = usage.speed
+        if speed is not None and speed != "standard":
+            responses.speed[at] = speed
         model = responses.model(at) or model
         if model == SYNTHETIC:
             return  # made up by Claude Code, not a response of a model
@@ -117,7 +120,7 @@ class UsageBook:
         order: the raw column's usage is kept in it)."""
         responses, items = self.responses, self.items
         touched, runs = self.touched, self.runs_touched
-        searched = responses.searched
+        searched, speeds = responses.searched, responses.speed
         for at in sorted(self.stale):
             inp, out, cread, cwrite, hour = responses.counts(at)
             model = responses.items.string(responses.priced[at])
@@ -125,7 +128,8 @@ class UsageBook:
             when = responses.items.ts_of(responses.raw[at]) if pricing.is_dated(model) else None
             cost = responses.written_cost.get(at)  # (the writer's own, where it said)
             # (one known in part is not priced: the count it lacks is unknown, not 0; nor
-            # one that searched the web: its searches have no price here)
+            # one that searched the web: its searches have no price here; a fast-mode
+            # one at its model's fast multiple, unknown where the table has none)
             if cost is None and not known_in_part(inp, out, None) and at not in searched:
                 cost = pricing.cost(
                     model,
@@ -135,6 +139,7 @@ class UsageBook:
                     cache_write_tokens=cwrite,
                     cache_write_1h_tokens=hour,
                     when=when,
+                    speed=speeds.get(at) if speeds else None,
                 )
             usage = Usage.of_response(
                 input_tokens=inp,
