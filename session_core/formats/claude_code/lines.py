@@ -119,6 +119,14 @@ class Said(NamedTuple):
 NOTHING_SAID = Said()
 
 
+class ForkedFrom(msgspec.Struct, gc=False):
+    """A fork's copied line (``/branch``, ``--fork-session``, 2.1.x): the session and line
+    it copies (the line itself carries the fork's own ``sessionId``)."""
+
+    sessionId: str | None = None
+    messageUuid: str | None = None
+
+
 _NOTHING = msgspec.Raw(b"null")
 # A toolUseResult as the line's decoder takes it: the facts of an object, nothing of
 # anything else (a list's items stay undecoded).
@@ -150,6 +158,7 @@ class Line(msgspec.Struct, gc=False):
     uuid: str | None = None
     timestamp: str | None = None
     costUSD: float | None = None  # what the response cost, as older writers (1.0.x) said
+    forkedFrom: ForkedFrom | None = None  # a fork's copy of its parent's line
 
 
 class _RawResult(Line):
@@ -208,7 +217,14 @@ def line_of(record: dict[str, Any]) -> Line:
         data=_data_of(data) if isinstance(data, dict) else None,
         toolUseResult=record.get("toolUseResult"),  # (see Line)
         costUSD=reported_cost(record.get("costUSD")),
+        forkedFrom=_forked_of(record.get("forkedFrom")),
     )
+
+
+def _forked_of(forked: Any) -> ForkedFrom | None:
+    if not isinstance(forked, dict):
+        return None
+    return ForkedFrom(str_or_none(forked.get("sessionId")), str_or_none(forked.get("messageUuid")))
 
 
 def _message_of(message: dict[str, Any]) -> Message:
