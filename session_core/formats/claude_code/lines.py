@@ -26,8 +26,12 @@ from ...text import str_or_none
 from ...utf8 import is_utf8
 from . import blocks
 from .blocks import flatten
+from .teammates import bare
 
 HOT = frozenset({"user", "assistant", "progress"})
+# A result's ``status`` that says the call only started its agent, which works on
+# (``Said.launched``): a background Agent's or Workflow's, an agent team's teammate's
+LAUNCHED = frozenset({"async_launched", "teammate_spawned"})
 # The kind a line repeated (its uuid read before) is fed as: shown, no node of the chain
 DUPLICATE = "?duplicate"
 INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that says so
@@ -99,11 +103,14 @@ class ResultFacts(msgspec.Struct, gc=False):
 
     interrupted: bool | None = None
     agentId: str | None = None
-    # ``async_launched`` (with ``isAsync``): a background Agent or a Workflow only started
+    # ``async_launched`` (with ``isAsync``): a background Agent or a Workflow only started;
+    # ``teammate_spawned``: an agent team's teammate only started (``LAUNCHED``)
     status: str | None = None
     isAsync: bool | None = None
     runId: str | None = None  # a Workflow's run: its agents' folder, workflows/<runId>/
     totalDurationMs: float | None = None  # a subagent's own run time
+    teammate_id: str | None = None  # an agent team's teammate spawned (``name@team``)
+    agent_id: str | None = None  # (the same, where a writer gave this one alone)
 
 
 class Said(NamedTuple):
@@ -114,6 +121,7 @@ class Said(NamedTuple):
     launched: bool = False  # only started, in the background: not finished
     workflow: str | None = None  # the Workflow run it started
     took: float | None = None  # seconds its subagent ran, as its writer says
+    teammate: str | None = None  # the teammate it spawned (``teammate_spawned``), bare
 
 
 NOTHING_SAID = Said()
@@ -394,10 +402,18 @@ def _said_of(facts: ResultFacts) -> Said:
     return Said(
         facts.interrupted is True,
         facts.agentId,
-        facts.status == "async_launched" or facts.isAsync is True,
+        facts.status in LAUNCHED or facts.isAsync is True,
         facts.runId,
         took / 1000 if took is not None and took >= 0 else None,
+        _spawned(facts.status, facts.teammate_id or facts.agent_id),
     )
+
+
+def _spawned(status: Any, teammate: Any) -> str | None:
+    """The teammate a spawn's result names (bare, as its messages give it), if it is one."""
+    if status != "teammate_spawned" or not isinstance(teammate, str) or not teammate:
+        return None
+    return bare(teammate)
 
 
 def _facts_of(value: Any) -> Said:
@@ -411,9 +427,10 @@ def _facts_of(value: Any) -> Said:
     return Said(
         value.get("interrupted") is True,
         str_or_none(value.get("agentId")),
-        value.get("status") == "async_launched" or value.get("isAsync") is True,
+        value.get("status") in LAUNCHED or value.get("isAsync") is True,
         str_or_none(value.get("runId")),
         took / 1000 if took is not None else None,
+        _spawned(value.get("status"), value.get("teammate_id") or value.get("agent_id")),
     )
 
 
