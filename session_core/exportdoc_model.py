@@ -331,7 +331,7 @@ def _message(
         else:
             out.blocks[at] = ("text", "\n".join(texts))
     if item.usage is not None:  # (a response's: the model gives it one, known or not)
-        out.usage = item.usage.describe() if item.usage.known else NOT_REPORTED
+        out.usage = item.usage.describe_response() if item.usage.known else NOT_REPORTED
     return out
 
 

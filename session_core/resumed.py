@@ -24,6 +24,7 @@ class Resumed:
 
     own: str
     copied: dict[str, Usage] = field(default_factory=dict)
+    forked: set[str] = field(default_factory=set)  # the sources a fork copied (``forkedFrom``)
 
     @property
     def sources(self) -> list[str]:
@@ -34,12 +35,24 @@ class Resumed:
         """The copied lines' usage, every source's together."""
         return Usage.total(self.copied.values())
 
+    @property
+    def how(self) -> str:
+        """How the copies were made: ``resumed``, ``forked`` (``/branch``), or both."""
+        if not self.forked:
+            return "resumed"
+        return "forked" if self.forked.issuperset(self.copied) else "resumed and forked"
+
     def json_parts(self) -> list[tuple[str, Any]]:
-        """The replay JSON's keys: ``resumed-from`` (ids), ``usage-copied`` (``usage``'s shape)."""
-        return [("resumed-from", self.sources), ("usage-copied", self.usage.to_json())]
+        """The replay JSON's keys: ``resumed-from`` (ids), ``usage-copied`` (``usage``'s
+        shape); a fork's also ``forked-from`` (those of its sources it was forked from)."""
+        parts = [("resumed-from", self.sources), ("usage-copied", self.usage.to_json())]
+        if self.forked:  # (only then: a resumed file's keys as they were)
+            parts.append(("forked-from", [s for s in self.copied if s in self.forked]))
+        return parts
 
     def said(self, as_own: bool = False) -> str:
-        """``2,320 tok of it, 2 responses, copied from session 44444444…: resumed``
+        """``2,320 tok of it, 2 responses, copied from session 44444444…: resumed`` (a
+        fork's: ``…: forked``)
         (copied responses whose usage is unknown said so, never as 0); ``as_own``: and
         the file's own id (``resumed as 55555555…``)."""
         return " ".join(self.said_parts(as_own))
@@ -51,7 +64,8 @@ class Resumed:
         ids = [f"{short_id(s)}," for s in self.copied] or [","]  # (none: not made so)
         ids[-1] = ids[-1][:-1] + ":"
         ids[0] = f"session{'s' if len(self.copied) > 1 else ''} {ids[0]}"
-        resumed = f"resumed as {short_id(self.own)}" if as_own else "resumed"
+        how = self.how
+        resumed = f"{how} as {short_id(self.own)}" if as_own else how
         if not usage.responses:
             return ["its first lines copied", "from", *ids, resumed + ",", "no response among them"]
         many = count(usage.responses, "response")

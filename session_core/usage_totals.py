@@ -8,7 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .message_usage import MessageUsage, known_in_part, token_breakdown, token_terms
+from .message_usage import (
+    MessageUsage,
+    known_in_part,
+    token_breakdown,
+    token_terms,
+    unknown_counts,
+)
 from .text import cost_text
 
 if TYPE_CHECKING:
@@ -159,6 +165,16 @@ class Usage:
         """``12,345 tok (1,000 in + 345 out + 11,000 cache) · $0.0210``, or ``unknown``."""
         return " · ".join(self.described_parts(breakdown=True, none_made=none_made))
 
+    def describe_response(self) -> str:
+        """``describe`` of one response's usage (a message's line in an export): what it
+        did not report said as the viewer says it (``unreported``), not counted."""
+        return " · ".join(self.described_parts(breakdown=True, one=True))
+
+    def unreported(self) -> str | None:
+        """``input unknown``: what one response known in part did not report (None: it
+        is not), in the words the viewer's message line and the exports' both use."""
+        return unknown_counts(self.input_tokens, self.output_tokens) if self.in_part else None
+
     def brief(self, none_made: bool = False) -> str:
         """``12,345 tok · $0.0210`` (no breakdown), or ``unknown``."""
         return " · ".join(self.described_parts(breakdown=False, none_made=none_made))
@@ -183,21 +199,27 @@ class Usage:
             self.cache_write_tokens,
         )
 
-    def described_parts(self, *, breakdown: bool = True, none_made: bool = False) -> list[str]:
+    def described_parts(
+        self, *, breakdown: bool = True, none_made: bool = False, one: bool = False
+    ) -> list[str]:
         """What ``describe`` (``brief``, without ``breakdown``) says, part by part: a
         narrow header breaks its line between them, never inside one (a cost cut to
         ``$9.8…`` at 80 columns). ``none_made``: no model response was made (its caller
-        knows, ``NO_RESPONSE``), where none is counted."""
+        knows, ``NO_RESPONSE``), where none is counted. ``one``: one response's (what it
+        did not report named, ``unreported``)."""
         tokens = self.tokens
         if tokens is None:  # (a cost reported alone is still said)
             if none_made and self.unrequested:
                 return [NO_RESPONSE]
             return ["unknown"] if self.cost is None else ["tokens unknown", self.describe_cost()]
         parts = [f"{tokens:,} tok ({self.breakdown()})" if breakdown else f"{tokens:,} tok"]
+        missing = self.unreported() if one else None
+        if missing:  # (by its tokens, as the viewer's line says it)
+            parts.append(missing)
         parts.append(self.describe_cost())
         if self.responses and self.reported != self.responses:
             parts.append(f"{self.reported} of {self.responses} responses reported")
-        if self.in_part:  # (an input without its output: the rest unknown, not 0)
+        if self.in_part and not missing:  # (an input without its output: the rest unknown, not 0)
             parts.append(f"{self.in_part} reported in part")
         return parts
 

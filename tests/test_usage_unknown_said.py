@@ -181,6 +181,23 @@ def test_a_v1_response_known_in_part_says_what_is_unknown_as_its_export(
     assert facts[-2:] == ["5 tok", "input unknown"], facts
 
 
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_a_claude_response_known_in_part_says_what_is_unknown_as_the_viewer(
+    tmp_path: Path, fmt: str
+) -> None:
+    """Its export's message line said ``1 reported in part`` (a total's words) where the
+    viewer said ``input unknown``: one helper's words for both (``Usage.unreported``)."""
+    w = CCWriter(version="2.1.150")
+    w.user("q")
+    w.assistant("m1", [text("a")], usage={"output_tokens": 5}, stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    said = export(path, fmt).replace("\\", "")
+    assert "usage: 5 tok (5 out) · input unknown · cost unknown" in said, said
+    answer = open_transcript(path).messages[-1]
+    assert item_facts(answer)[-2:] == ["5 tok", "input unknown"]
+    assert "1 reported in part" in open_transcript(path).usage.describe()  # (the total's)
+
+
 def test_a_run_with_no_response_is_blank_not_unknown() -> None:
     """(the review: a run that made no model request read "unknown"; no response could
     have reported any, as before)"""

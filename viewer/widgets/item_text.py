@@ -13,7 +13,6 @@ from rich.cells import cell_len
 
 from session_core.fold import holds
 from session_core.json_out import json_text
-from session_core.message_usage import unknown_counts
 from session_core.model import Item, Part
 from session_core.patch_args import as_patch
 from session_core.search import args_preview
@@ -102,9 +101,8 @@ def item_facts(item: Item) -> list[str]:
         return facts
     if usage.tokens is not None:
         facts.append(f"{usage.tokens:,} tok")
-    if usage.in_part:  # (a response known in part: the rest unknown, not 0, as exported)
-        missing = unknown_counts(usage.input_tokens, usage.output_tokens)
-        facts += [missing] if missing else []
+    missing = usage.unreported()  # (a response known in part: the rest unknown, not 0)
+    facts += [missing] if missing else []
     if usage.cost is not None:
         facts.append(cost_text(usage.cost))
     return facts

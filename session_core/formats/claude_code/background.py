@@ -5,7 +5,8 @@ A background ``Agent`` (``run_in_background``) or a ``Workflow`` is answered at 
 (calls.LAUNCHED), which works on in its own file and reports later in a
 ``<task-notification>``. What became of the call is that file's to say: running while
 its last turn is open, completed (in the time its turns took) once it finished, and not
-known where the file is not there or was not read.
+known where the file is not there or was not read. An agent team's teammate spawn is
+one too (``teammates``: its reply ends it where its file was not read).
 
 A Workflow's agents write ``<sessionId>/subagents/workflows/<runId>/agent-*.jsonl``
 (later 2.1.x), the run named by the Workflow call's result (``runId``).
@@ -89,9 +90,17 @@ def settle(
 
 
 def apply(transcript: Transcript, settled: Mapping[int, Sequence[Outcome | None]]) -> None:
+    """Settle the launched calls by their files' outcomes; a teammate's spawn none of
+    whose files was read, by its teammate's reply (``teammates.replies``: the file's
+    lines, current even where ``settled`` was found for an earlier snapshot)."""
     ops = transcript.tool_operations
     if isinstance(ops, ClaudeOps):
-        for at, outcomes in settled.items():
+        replied = ops.replied()
+        for at in {*settled, *replied}:
+            outcomes: Sequence[Outcome | None] = settled.get(at, ())
+            reply = replied.get(at)
+            if reply is not None and all(o is None for o in outcomes):
+                outcomes = [reply]
             if at < len(ops):
                 ops.settle(at, *_state(outcomes, transcript.writer_alive))
 

@@ -147,6 +147,7 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         self.session_now: str | None = None
         self.session_marks: list[tuple[int, str]] = []
         self.resumed_kept: tuple[tuple[int, int], Resumed] | None = None  # (``resumed``)
+        self.forked_from: set[str] = set()  # the sessions a fork's lines say they copy
 
     # -- feeding ---------------------------------------------------------------------
 
@@ -276,6 +277,12 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         if line > self.lines:
             self.lines = line
         session = facts.sessionId
+        forked = facts.forkedFrom
+        if forked is not None and forked.sessionId is not None:
+            # (a fork's copy, under the fork's own id: marked as its parent's, as a
+            # resumed file's copy is by its own old id)
+            session = forked.sessionId
+            self.forked_from.add(session)
         if session is not None and session != self.session_now:  # (a compare per line)
             self.session_now = session
             self.session_marks.append((len(self.raw), session))

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 from ...indexed import ListLike
 from ...model import OpsByCall
 from ...tool_ops import OpsSequence, OpState, ToolOp, classify_op
+from . import teammates
 from .calls import CallColumn, state_of_flags
 
 if TYPE_CHECKING:
+    from .background import Outcome
     from .records import RunMark
 
 
@@ -143,6 +145,10 @@ class ClaudeOps(OpsSequence):
         by id: what became of them is their subagents' files' to say (``settle``)."""
         column, count = self._column, self._count
         return {column.id_of(at): at for at in column.launched if at < count}
+
+    def replied(self) -> dict[int, Outcome]:
+        """The teammate spawns whose teammate replied (``teammates.replies``)."""
+        return teammates.replies(self._column, self._count)
 
     def settle(self, index: int, state: OpState, duration: float | None) -> None:
         """Launched call ``index`` is in ``state`` (running, completed, …), as its

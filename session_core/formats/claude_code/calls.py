@@ -79,6 +79,7 @@ class CallColumn:
         "own_result",
         "part",
         "raw",
+        "replied",
         "response",
         "result",
         "result_at",
@@ -87,6 +88,7 @@ class CallColumn:
         "run",
         "sidechain",
         "span",
+        "teammate",
         "took",
         "tools",
         "ts_end",
@@ -124,6 +126,8 @@ class CallColumn:
         self.workflow: dict[int, str] = {}  # the Workflow run its result names (its runId)
         self.took: dict[int, float] = {}  # seconds its subagent ran, as its result says
         self.launched: list[int] = []  # the calls only launched (``LAUNCHED``), in order
+        self.teammate: dict[int, str] = {}  # the teammate a spawn started (``teammates``)
+        self.replied: dict[int, str | None] = {}  # when that teammate first replied
         # The calls not answered that are the latest of their id, in order, by id (most
         # lookups are of these: a result names one, and ``ids`` is looked up by a slower
         # path).
@@ -149,6 +153,8 @@ class CallColumn:
             self.launched.append(at)
         if said.workflow:
             self.workflow[at] = said.workflow
+        if said.teammate:
+            self.teammate[at] = said.teammate
         if said.took is not None:
             self.took[at] = said.took
 

@@ -14,7 +14,7 @@ import orjson
 from ...indexing import field_said, loads_payload
 from ...model import Part
 from ...text import finish_mark
-from . import blocks
+from . import blocks, teammates
 from .lines import NOTHING_SAID, Line, Message, Said, TokenUsage, result_facts, result_value, shape
 from .records import Boundary, RunMark
 from .responses import FINISH_SAID, GAVE_UP, SIDE
@@ -392,6 +392,8 @@ def user(
         if b.runs and not meta:
             b.runs[-1].items += 1
         return
+    if calls.teammate and text:  # (a teammate's message answers its spawn)
+        teammates.heard(calls, text, ts)
     if blocks.is_interruption(parts) and b.runs:
         b.runs[-1].cut = True
     if kind in ("message", "command") and blocks.is_prompt(parts):

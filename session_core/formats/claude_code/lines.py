@@ -26,8 +26,12 @@ from ...text import str_or_none
 from ...utf8 import is_utf8
 from . import blocks
 from .blocks import flatten
+from .teammates import bare
 
 HOT = frozenset({"user", "assistant", "progress"})
+# A result's ``status`` that says the call only started its agent, which works on
+# (``Said.launched``): a background Agent's or Workflow's, an agent team's teammate's
+LAUNCHED = frozenset({"async_launched", "teammate_spawned"})
 # The kind a line repeated (its uuid read before) is fed as: shown, no node of the chain
 DUPLICATE = "?duplicate"
 INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that says so
@@ -100,11 +104,14 @@ class ResultFacts(msgspec.Struct, gc=False):
 
     interrupted: bool | None = None
     agentId: str | None = None
-    # ``async_launched`` (with ``isAsync``): a background Agent or a Workflow only started
+    # ``async_launched`` (with ``isAsync``): a background Agent or a Workflow only started;
+    # ``teammate_spawned``: an agent team's teammate only started (``LAUNCHED``)
     status: str | None = None
     isAsync: bool | None = None
     runId: str | None = None  # a Workflow's run: its agents' folder, workflows/<runId>/
     totalDurationMs: float | None = None  # a subagent's own run time
+    teammate_id: str | None = None  # an agent team's teammate spawned (``name@team``)
+    agent_id: str | None = None  # (the same, where a writer gave this one alone)
 
 
 class Said(NamedTuple):
@@ -115,9 +122,18 @@ class Said(NamedTuple):
     launched: bool = False  # only started, in the background: not finished
     workflow: str | None = None  # the Workflow run it started
     took: float | None = None  # seconds its subagent ran, as its writer says
+    teammate: str | None = None  # the teammate it spawned (``teammate_spawned``), bare
 
 
 NOTHING_SAID = Said()
+
+
+class ForkedFrom(msgspec.Struct, gc=False):
+    """A fork's copied line (``/branch``, ``--fork-session``, 2.1.x): the session and line
+    it copies (the line itself carries the fork's own ``sessionId``)."""
+
+    sessionId: str | None = None
+    messageUuid: str | None = None
 
 
 _NOTHING = msgspec.Raw(b"null")
@@ -151,6 +167,7 @@ class Line(msgspec.Struct, gc=False):
     uuid: str | None = None
     timestamp: str | None = None
     costUSD: float | None = None  # what the response cost, as older writers (1.0.x) said
+    forkedFrom: ForkedFrom | None = None  # a fork's copy of its parent's line
 
 
 class _RawResult(Line):
@@ -209,7 +226,14 @@ def line_of(record: dict[str, Any]) -> Line:
         data=_data_of(data) if isinstance(data, dict) else None,
         toolUseResult=record.get("toolUseResult"),  # (see Line)
         costUSD=reported_cost(record.get("costUSD")),
+        forkedFrom=_forked_of(record.get("forkedFrom")),
     )
+
+
+def _forked_of(forked: Any) -> ForkedFrom | None:
+    if not isinstance(forked, dict):
+        return None
+    return ForkedFrom(str_or_none(forked.get("sessionId")), str_or_none(forked.get("messageUuid")))
 
 
 def _message_of(message: dict[str, Any]) -> Message:
@@ -380,10 +404,18 @@ def _said_of(facts: ResultFacts) -> Said:
     return Said(
         facts.interrupted is True,
         facts.agentId,
-        facts.status == "async_launched" or facts.isAsync is True,
+        facts.status in LAUNCHED or facts.isAsync is True,
         facts.runId,
         took / 1000 if took is not None and took >= 0 else None,
+        _spawned(facts.status, facts.teammate_id or facts.agent_id),
     )
+
+
+def _spawned(status: Any, teammate: Any) -> str | None:
+    """The teammate a spawn's result names (bare, as its messages give it), if it is one."""
+    if status != "teammate_spawned" or not isinstance(teammate, str) or not teammate:
+        return None
+    return bare(teammate)
 
 
 def _facts_of(value: Any) -> Said:
@@ -397,9 +429,10 @@ def _facts_of(value: Any) -> Said:
     return Said(
         value.get("interrupted") is True,
         str_or_none(value.get("agentId")),
-        value.get("status") == "async_launched" or value.get("isAsync") is True,
+        value.get("status") in LAUNCHED or value.get("isAsync") is True,
         str_or_none(value.get("runId")),
         took / 1000 if took is not None else None,
+        _spawned(value.get("status"), value.get("teammate_id") or value.get("agent_id")),
     )
 
 

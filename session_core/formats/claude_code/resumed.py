@@ -7,6 +7,11 @@ counts the copies (they are its lines); this says how much of it they are, and w
 A line of another id is a copy only where it comes before the first of the file's own:
 a continuation file writes its new lines under the parent's id (claude-code#30606,
 #87884), and a file none of whose lines carries its own id is no resume at all.
+
+A fork (``/branch``, ``--fork-session``, 2.1.x) copies its parent's lines under its own
+id, each naming its source (``forkedFrom``): the builder marks such a line with that
+source's id, so that the same rule finds its copies (a fork of copies alone, none of its
+own lines yet, is still a fork: its lines say so).
 """
 
 from __future__ import annotations
@@ -42,8 +47,17 @@ def copied_marks(b: ClaudeCodeBuilder) -> tuple[str, int] | None:
     own = own_session(b.path, marks)
     if own is None:
         return None
-    first = next((index for index, (_at, session) in enumerate(marks) if session == own), 0)
+    first = next((index for index, (_at, session) in enumerate(marks) if session == own), None)
+    if first is None:  # (no line of its own: all copies where its lines say so, a fork's)
+        first = len(marks) if b.forked_from else 0
     return (own, first) if first else None
+
+
+def _copies_end(b: ClaudeCodeBuilder, mark: int) -> int:
+    """The raw item where the copies marked from ``mark`` on end: the next mark's, or the
+    file's end (a fork of copies alone)."""
+    marks = b.session_marks
+    return marks[mark][0] if mark < len(marks) else len(b.raw)
 
 
 def copied_from(b: ClaudeCodeBuilder, raw_at: int, found: tuple[str, int] | None) -> str | None:
@@ -52,7 +66,7 @@ def copied_from(b: ClaudeCodeBuilder, raw_at: int, found: tuple[str, int] | None
     if found is None:
         return None
     marks = b.session_marks
-    if raw_at >= marks[found[1]][0]:
+    if raw_at >= _copies_end(b, found[1]):
         return None
     index = bisect_left(marks, (raw_at + 1,)) - 1  # (the last mark at or before it)
     return marks[index][1] if index >= 0 else None
@@ -69,13 +83,15 @@ def resumed(b: ClaudeCodeBuilder) -> Resumed | None:
     marks = b.session_marks
     # (the copies end where the file's own lines begin and stay as they are: a followed
     # resumed session is assembled every 2 s, its copies made once)
-    key = (first_own, marks[first_own][0])
+    key = (first_own, _copies_end(b, first_own))
     kept = b.resumed_kept
     if kept is not None and kept[0] == key:
         return kept[1]
     responses, found = b.responses, Resumed(own)
     for index, (start, session) in enumerate(marks[:first_own]):
-        end = marks[index + 1][0]
+        end = _copies_end(b, index + 1)
+        if session in b.forked_from:
+            found.forked.add(session)
         first, past = bisect_left(responses.raw, start), bisect_left(responses.raw, end)
         order, by_order = responses.order, responses.by_order
         # (each response once, as the file's total counts it: not one another took the

@@ -1,0 +1,105 @@
+"""A forked Claude Code session (``/branch``, ``claude --fork-session``, 2.1.x): the new
+file begins with copies of the parent's lines under the fork's OWN ``sessionId``, each
+naming its source in ``"forkedFrom": {"sessionId": <parent>, "messageUuid": <orig>}``
+(the shape other readers' fixtures quote). Its copies are found by the resumed case's
+rule (``formats/claude_code/resumed.py``): said as copied, counted once in a total."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_claude_code_decode import FMT, by_dict, everything
+from test_claude_code_resumed import NEW, OLD, _line, _old_lines, _said, _write
+
+from session_core.export import export
+from session_core.scan import scan_dir
+from viewer.browser_cells import detail, totals
+
+
+def _forked(line: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the parent's line as a fork writes it: a new uuid, the fork's id, and
+    where it came from."""
+    out = copy.deepcopy(line)
+    out["forkedFrom"] = {"sessionId": OLD, "messageUuid": line["uuid"]}
+    out["sessionId"] = NEW
+    out["uuid"] = "f" + line["uuid"][1:]
+    if line["parentUuid"] is not None:
+        out["parentUuid"] = "f" + line["parentUuid"][1:]
+    return out
+
+
+def forked_pair(folder: Path, *, own: bool = True) -> tuple[Path, Path]:
+    """The parent's file and the fork's: the copies, then (``own``) a new prompt and its
+    answer (1,160 tokens a response, 2 copied)."""
+    old = _write(folder / f"{OLD}.jsonl", _old_lines())
+    lines = [_forked(line) for line in _old_lines()]
+    if own:
+        prompt = _line(NEW, 15, "user", {"role": "user", "content": "try another way"})
+        prompt["parentUuid"] = lines[-1]["uuid"]
+        lines += [prompt, _said(NEW, 16, "msg_04C", [{"type": "text", "text": "Ok."}], "end_turn")]
+    return old, _write(folder / f"{NEW}.jsonl", lines)
+
+
+def test_check_and_replay_say_the_copies_forked(tmp_path: Path) -> None:
+    old, new = forked_pair(tmp_path / "-tmp-y")
+    assert FMT.check(new).endswith(
+        "usage 3,480 tok · $0.0044 (2,320 tok of it, 2 responses, copied from session "
+        "44444444…: forked)"
+    )
+    data = FMT.replay_json(new)
+    assert data["resumed-from"] == [OLD] and data["forked-from"] == [OLD]
+    assert data["usage-copied"]["reported"] == 2
+    assert "resumed-as" not in data["meta"]  # (its lines carry its own id: session-id is it)
+    assert data["meta"]["session-id"] == NEW
+    earlier = FMT.replay_json(old)
+    assert "resumed-from" not in earlier and "forked-from" not in earlier
+
+
+def test_the_footer_counts_a_forks_copy_once(tmp_path: Path) -> None:
+    forked_pair(tmp_path / "projects" / "-tmp-y")
+    rows = list(scan_dir(str(tmp_path / "projects")))
+    said = totals(rows, len(rows), 80).plain
+    # 3 distinct responses (the rows hold 2,320 + 3,480)
+    assert "tokens 3,480" in said and "5,800" not in said, said
+    assert "2,320 copied tokens counted once" in said, said
+    row = next(r for r in rows if r.path.endswith(f"{NEW}.jsonl"))
+    assert "copied from session 44444444…: forked" in detail(row, row.path, 300).plain
+
+
+def test_a_fork_of_copies_alone_is_still_copies(tmp_path: Path) -> None:
+    """Just forked, no line of its own yet: every line says it is a copy (a resumed file
+    with none of its own id is a continuation, its lines its own; a fork's say so)."""
+    _old, new = forked_pair(tmp_path / "-tmp-y", own=False)
+    assert FMT.check(new).endswith(
+        "(2,320 tok of it, 2 responses, copied from session 44444444…: forked)"
+    )
+
+
+def test_the_export_says_forked_as(tmp_path: Path) -> None:
+    _old, new = forked_pair(tmp_path / "-tmp-y")
+    facts = export(new, "md").split("\n## ", 1)[0]
+    said = "2,320 tok of it, 2 responses, copied from session 44444444…: forked as 55555555…"
+    assert f"| resumed | {said} |" in facts, facts
+
+
+def test_typed_and_dict_paths_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _old, new = forked_pair(tmp_path / "-tmp-y")
+    typed = FMT.open(new, writer_alive=False)
+    assert typed.resumed is not None and typed.resumed.forked == {OLD}
+    assert everything(typed) == everything(by_dict(new, monkeypatch))
+
+
+def test_a_forked_from_of_another_shape_is_no_fork(tmp_path: Path) -> None:
+    """``forkedFrom`` as a string: read as absent (the line kept, no crash, no copy)."""
+    _old, new = forked_pair(tmp_path / "-tmp-y")
+    lines = [json.loads(line) for line in new.read_text().splitlines()]
+    for line in lines:
+        line.pop("forkedFrom", None)
+    lines[0]["forkedFrom"] = OLD
+    _write(new, lines)
+    t = FMT.open(new, writer_alive=False)
+    assert t.resumed is None and t.usage.tokens == 3480
