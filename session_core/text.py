@@ -246,6 +246,20 @@ def name_line(name: object) -> str:
 
 
 # A tab's mark where it is told apart from spaces (a name's, ``name_line``).
+UNNAMED_TOOL = "?"  # a tool call that names no tool, in the viewer and every export
+
+
+def named(name: str | None, fallback: str) -> str:
+    """``name`` as a label is drawn: ``fallback`` where it is none a reader could see
+    (empty, or only whitespace: an export's ``** **`` would be no bold, nor a name)."""
+    return name if name and not name.isspace() else fallback
+
+
+def tool_name(name: str | None) -> str:
+    """A tool call's name as the viewer draws it and every export writes it."""
+    return named(name, UNNAMED_TOOL)
+
+
 TAB_MARK = NAME_TABLE[0x09]
 
 # What a search joins the texts it looks in with (an item's, a tool operation's, a diff
