@@ -253,7 +253,7 @@ def _message(
         elif mark == "elided" and "folded" in item.marks:  # (stubbed, then folded: not sent)
             words = "elided before that: the model was sent a stub; the original stays in the file"
         if mark == "elided" and stub is not None:  # the raw view: the original, the stub beside
-            out.marks.append(Mark(tone, words + "; the stub:", stub, "stub"))
+            out.marks.append(Mark(tone, words, stub, "stub"))  # (its label says "stub:")
             continue
         out.marks.append(Mark(tone, words))
     if beside:  # (not run into the result, as if the tool had said it)
