@@ -22,7 +22,7 @@ from .exportdoc import (
     TextBlock,
     blank_said,
 )
-from .text import gathered, in_slices, inert, one_line
+from .text import gathered, in_slices, inert, one_line, tool_name
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 ROLES = frozenset(("system", "user", "assistant", "tool", "compaction"))
@@ -176,7 +176,7 @@ def _message(item: MessageItem) -> Iterator[str]:
         yield f'<div class="label">{h1(label)}</div>'
         yield from _pre(text) if text else ()
     for call in item.calls:
-        yield f'<div class="call t-{call.tone}"><div><b>{h1(call.name)}</b> '
+        yield f'<div class="call t-{call.tone}"><div><b>{h1(tool_name(call.name))}</b> '
         yield f'<code>{h1(call.call_id)}</code> <span class="status">{h1(call.status)}</span>'
         yield f'</div><div class="call-facts">{h1(" · ".join(call.details))}</div>'
         yield from _pre(call.arguments)

@@ -24,7 +24,7 @@ from .exportdoc import (
     blank_said,
 )
 from .patch_args import patch_of
-from .text import gathered, in_slices, inert, one_line
+from .text import gathered, in_slices, inert, one_line, tool_name
 
 _ACTIVE = re.compile(r"([\\`*_\[\]<>()|~&!#{}+])")
 # GitHub-flavoured Markdown links a bare URL, a www. name and an e-mail address in
@@ -73,7 +73,7 @@ def _message(index: int, item: MessageItem) -> Iterator[str]:
     """The message's lines, as they are made (a big text among them: one line)."""
     yield from (f"### {index} · {md_inline(item.role)}", "")
     facts = " · ".join(md_inline(f) for f in item.facts if f)
-    flags = " · ".join(f"**{md_inline(f)}**" for f in item.flags)
+    flags = " · ".join(f"**{md_inline(f)}**" for f in item.flags if f.strip())
     yield facts + (f" · {flags}" if flags else "")
     if item.usage:
         yield from ("", f"usage: {md_inline(item.usage)}")
@@ -91,7 +91,8 @@ def _message(index: int, item: MessageItem) -> Iterator[str]:
     if item.calls:
         yield from ("", "**tool calls**")
     for call in item.calls:
-        line = f"- **{md_inline(call.name)}** ({md_inline(call.call_id)}): {md_inline(call.status)}"
+        name = md_inline(tool_name(call.name))
+        line = f"- **{name}** ({md_inline(call.call_id)}): {md_inline(call.status)}"
         if call.details:
             line += " · " + " · ".join(md_inline(d) for d in call.details)
         yield from ("", line)

@@ -23,7 +23,7 @@ from .elisions import Elision, per_line
 from .json_out import json_text, readable_json
 from .message_usage import MessageUsage
 from .search import op_arguments
-from .text import prompt_title
+from .text import prompt_title, tool_name
 from .titles import session_title
 from .tool_ops import ask_of
 from .usage import Usage, UsageTally
@@ -182,7 +182,7 @@ def blank_said(text: object) -> str | None:
 def answers_flag(tool: str, call_id: str) -> str:
     """A result message's flag naming the call it answers, in every format's export:
     ``answers Read (toolu_01…)`` ("?" for a tool no message asking for it names)."""
-    return f"answers {tool} ({call_id})"
+    return f"answers {tool_name(tool)} ({call_id})"
 
 
 ARGUMENTS_CELL = 80  # characters of a call's arguments in an operations table's cell

@@ -403,9 +403,8 @@ def _conversation(
             at = elided.get(f"seq-{m.seq}")
             where = f" at line {at}" if at is not None else ""
             sent = "was sent a stub before that" if fold is not None else "is sent a stub"
-            item.marks.append(
-                Mark("warn", f"elided{where}: the model {sent}; the stub:", stub, "stub")
-            )
+            # (the stub's label says "stub:": the words do not say it again)
+            item.marks.append(Mark("warn", f"elided{where}: the model {sent}", stub, "stub"))
         yield item
 
 

@@ -44,7 +44,7 @@ from .model import Compaction, Item, Run, Subagent, ToolOp, Transcript, Usage, o
 from .op_running import took_said
 from .open_work import IN_FLIGHT, open_work, open_work_said
 from .patch_args import as_patch
-from .text import Name, count, duration_text
+from .text import Name, count, duration_text, named
 from .titles import model_first_prompt
 from .tool_ops import ask_of, state_tone
 from .vocabulary import Readable, as_written, readable_of, shown_parts
@@ -253,7 +253,7 @@ def _message(
         elif mark == "elided" and "folded" in item.marks:  # (stubbed, then folded: not sent)
             words = "elided before that: the model was sent a stub; the original stays in the file"
         if mark == "elided" and stub is not None:  # the raw view: the original, the stub beside
-            out.marks.append(Mark(tone, words + "; the stub:", stub, "stub"))
+            out.marks.append(Mark(tone, words, stub, "stub"))  # (its label says "stub:")
             continue
         out.marks.append(Mark(tone, words))
     if beside:  # (not run into the result, as if the tool had said it)
@@ -284,7 +284,7 @@ def _message(
                     out.held.append(key)
                 if part.is_call and part.data is not None:  # (its call: every argument)
                     text = _arguments(part.data)
-            out.blocks.append((part.name or "record", text))
+            out.blocks.append((named(part.name, "record"), text))
         elif part.kind == "tool-result" and part.is_error:
             out.flags.append("ERROR")
         elif part.kind == "tool-call":

@@ -217,7 +217,7 @@ class _V1(V1Index):
                 if isinstance(items, list)
                 else ()
             )
-            return [Note(f"line {line}: elision of {len(named)} message(s)", "warn")]
+            return [Note(f"line {line}: elision of {count(len(named), 'message')}", "warn")]
         return []
 
     def tool_ops(self, shown: set[CallKey] | None = None) -> Section:

@@ -25,7 +25,7 @@ from .json_out import dumps
 from .parts import Part, WordedPart
 from .patch_args import patch_of, patch_said
 from .term_reading import reading
-from .text import command_line, searched_apart
+from .text import command_line, searched_apart, tool_name
 from .vocabulary import Readable, as_written
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def call_arguments(part: Part) -> str:
 def call_said(part: Part) -> str:
     """A tool call on one line, as the conversation names it: ``→ fs_read a.py`` (what
     identifies a message that holds only calls)."""
-    return f"→ {part.name or '?'} {call_arguments(part)}"
+    return f"→ {tool_name(part.name)} {call_arguments(part)}"
 
 
 def search_text(

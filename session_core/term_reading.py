@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .text import CONTROL_TABLE, JOINER, JOINER_MARK, NEWLINE_MARK, TAB_MARK
+from .text import CONTROL_TABLE, CR_MARK, JOINER, JOINER_MARK, NEWLINE_MARK, TAB_MARK
 
 # Every mark the screen draws a character as (``CONTROL_TABLE``'s, one table for drawing
 # and searching: a character added to it is found as drawn), folded as a needle is
@@ -29,6 +29,10 @@ DRAWN_MARKS = frozenset(
 # row's newline (``one_line``) and a name's tab (``name_line``), each one character. A
 # term holding one is looked for in the text drawn so (``Reading.drawing``).
 ONE_LINE_MARKS = frozenset((NEWLINE_MARK, TAB_MARK))
+# A CRLF as the conversation shows it (``␍`` ending its line) and a name draws it: a term
+# holding it is looked for where a CRLF is drawn so, not as a row's one ``⏎`` (where it
+# was never found); ``⏎`` alone finds a CRLF as a row draws it, ``␍`` a lone CR too.
+CRLF_DRAWN = CR_MARK + NEWLINE_MARK
 # The marks of one character (the Control Pictures ``␛``, ``␡``), and the escapes' heads
 # (``\\``) and lengths, longest first: where a term may hold an escape.
 _PICTURES = frozenset(mark for mark in DRAWN_MARKS if len(mark) == 1)
@@ -70,7 +74,8 @@ class Reading:
     call_lines: bool
     # How a text is drawn to be looked at (``text.search_drawn``): "" not at all, else
     # "inert" (as the conversation draws it), "one-line" (a newline ``⏎``, as a row
-    # draws it) or "name" (a tab ``␉`` too, as a name is drawn).
+    # draws it), "one-line-cr" (a CRLF ``␍⏎``: ``CRLF_DRAWN``) or "name" (a tab ``␉``
+    # too, as a name is drawn).
     drawing: str = ""
 
 
@@ -93,7 +98,9 @@ def reading(needle: str) -> Reading:
     every text it looks in)."""
     drawing = ""
     if not ONE_LINE_MARKS.isdisjoint(needle):
-        drawing = "name" if TAB_MARK in needle else "one-line"
+        drawing = (
+            "name" if TAB_MARK in needle else "one-line-cr" if CRLF_DRAWN in needle else "one-line"
+        )
     elif holds_drawn(needle):
         drawing = "inert"
     drawn = bool(drawing)
@@ -110,6 +117,7 @@ def reading(needle: str) -> Reading:
 
 
 __all__ = [
+    "CRLF_DRAWN",
     "DRAWN_AS_ESCAPE",
     "DRAWN_MARKS",
     "ONE_LINE_MARKS",

@@ -246,6 +246,20 @@ def name_line(name: object) -> str:
 
 
 # A tab's mark where it is told apart from spaces (a name's, ``name_line``).
+UNNAMED_TOOL = "?"  # a tool call that names no tool, in the viewer and every export
+
+
+def named(name: str | None, fallback: str) -> str:
+    """``name`` as a label is drawn: ``fallback`` where it is none a reader could see
+    (empty, or only whitespace: an export's ``** **`` would be no bold, nor a name)."""
+    return name if name and not name.isspace() else fallback
+
+
+def tool_name(name: str | None) -> str:
+    """A tool call's name as the viewer draws it and every export writes it."""
+    return named(name, UNNAMED_TOOL)
+
+
 TAB_MARK = NAME_TABLE[0x09]
 
 # What a search joins the texts it looks in with (an item's, a tool operation's, a diff
@@ -272,7 +286,9 @@ def _drawing(table: dict[int, str], apart: bool) -> tuple[dict[int, str], re.Pat
 
 # How a search draws a text for a term holding a mark as drawn (``term_reading``): as the
 # conversation draws it (``inert``), as a row draws it on one line (``one_line``: a
-# newline ``⏎``, a tab four spaces), as a name is drawn (``name_line``: a tab ``␉`` too);
+# newline ``⏎``, a CRLF one ``⏎`` too, a tab four spaces), so with a CRLF's CR kept
+# (``␍⏎``: the ``␍`` the conversation ends its line with, then the line's end, as
+# ``name_line`` draws one), as a name is drawn (``name_line``: a tab ``␉`` too);
 # each of a text, and of texts joined by ``searched_apart`` (its joins not drawn). Its
 # newlines are marked after (``str.replace``): a table's mark for them made ``_mapped``
 # look each character up (``/⏎`` took twice ``/␛``'s time on a 10 MB file).
@@ -281,17 +297,20 @@ _SEARCH_DRAWINGS = {
     for drawing, table in (
         ("inert", CONTROL_TABLE),
         ("one-line", CONTROL_TABLE),
+        ("one-line-cr", CONTROL_TABLE),
         ("name", {**CONTROL_TABLE, 0x09: TAB_MARK}),
     )
     for apart in (False, True)
 }
-SEARCH_DRAWINGS = ("inert", "one-line", "name")
+SEARCH_DRAWINGS = ("inert", "one-line", "one-line-cr", "name")
+CR_MARK = CONTROL_TABLE[0x0D]  # a CR as drawn: ``␍``
 
 
 def search_drawn(text: str, drawing: str, apart: bool = False) -> str:
     """``text`` drawn as a search of a term holding a mark as drawn reads it:
     ``drawing`` one of ``SEARCH_DRAWINGS`` (on one line, a CRLF is one ``⏎``, as
-    ``one_line`` draws it); ``apart``: texts joined by ``searched_apart``."""
+    ``one_line`` draws it; ``␍⏎`` in "one-line-cr" and "name", as ``name_line`` does);
+    ``apart``: texts joined by ``searched_apart``."""
     table, pattern = _SEARCH_DRAWINGS[drawing, apart]
     if drawing == "inert":
         return _mapped(text, table, pattern, "\t")

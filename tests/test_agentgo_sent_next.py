@@ -184,7 +184,8 @@ def test_the_export_follows_its_view(tmp_path: Path) -> None:
     projected = _story(tmp_path / "p.jsonl", "context_projected", None, True)
     replayed, raw = export(projected, "md", "replayed"), export(projected, "md", "raw")
     assert "LONG FILE CONTENT" not in replayed and "[stub: old result]" in replayed
-    assert "LONG FILE CONTENT" in raw and "the stub:" in raw and "[stub: old result]" in raw
+    assert "LONG FILE CONTENT" in raw and "\nstub:\n" in raw and "[stub: old result]" in raw
+    assert "the stub:" not in raw  # (its label says "stub:": said once, not twice)
 
 
 def test_an_aged_result_a_compaction_then_folds_is_marked_folded_in_the_raw_export(

@@ -24,7 +24,8 @@ def test_an_elided_result_is_exported_as_the_model_is_sent_it(tmp_path: Path) ->
     assert CLEARED in sent  # (what replay says the model is sent)
     replayed, raw = export(path, "md"), export(path, "md", view="raw")
     assert CLEARED in replayed and "the model is sent this stub" in replayed
-    assert CLEARED in raw and "the stub:" in raw  # (the original, its stub beside it)
+    assert CLEARED in raw and "\nstub:\n" in raw  # (the original, its stub beside it)
+    assert "the stub:" not in raw  # (its label says "stub:": said once, not twice)
     assert CLEARED in html.unescape(export(path, "html"))
     # the call's answer previewed as it is sent too (it read "contents of c")
     called = [line for line in replayed.splitlines() if "result: line 37" in line]

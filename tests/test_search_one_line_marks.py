@@ -69,6 +69,30 @@ def test_a_row_s_newline_and_a_name_s_tab_are_found_as_drawn(tmp_path: Path) -> 
     assert OpSearch("src⏎make").find(model.tool_operations, [0]) == [0]
 
 
+def test_a_crlf_is_found_as_the_conversation_and_a_row_draw_it(tmp_path: Path) -> None:
+    """The conversation ends a CRLF's line with ``␍`` (``inert``), a row draws the CRLF
+    as one ``⏎`` (``one_line``): ``/␍⏎`` found nothing (it was looked for in the row's
+    drawing, where the ``␍`` is gone). Now it finds a CRLF and no LF alone; ``⏎`` finds
+    both, as a row draws both; ``␍`` a lone CR, drawn ``␍`` everywhere."""
+    path = written(tmp_path)
+    (result,) = holders(path, "MADE␍⏎all")
+    assert "made\r\nall" in result
+    assert holders(path, "␍⏎") == [result]
+    assert holders(path, "src␍⏎make") == []  # (a newline alone: no ``␍`` drawn)
+    assert holders(path, "made⏎all") == [result]
+    model = by_name("claude-code").open(path, writer_alive=False)
+    assert OpSearch("made␍⏎all").find(model.tool_operations, [0]) == [0]
+    lone = CCWriter()
+    lone.user("carriage\rreturn")
+    lone.assistant("m1", [text("two\r\nlines")], stop="end_turn")
+    lone_path = lone.write(tmp_path / "cr.jsonl")
+    (cr,) = holders(lone_path, "e␍r")
+    assert "carriage\rreturn" in cr
+    assert len(holders(lone_path, "␍")) == 2  # (a CRLF's ``␍`` too, as the text draws it)
+    (crlf,) = holders(lone_path, "␍⏎")
+    assert "two\r\nlines" in crlf
+
+
 def test_a_mark_the_text_holds_as_written_is_found_too(tmp_path: Path) -> None:
     assert holds("a ⏎ b", fold("⏎ b")) and holds("x␉", fold("x␉"))
     assert holds("a\nb", fold("a⏎b")) and holds("a\tb", fold("a␉b"))
@@ -82,6 +106,8 @@ def test_a_search_draws_a_text_as_the_screen_does(said: str) -> None:
     assert search_drawn(said, "inert") == inert(said)
     assert search_drawn(said, "one-line") == one_line(said)
     assert search_drawn(said, "name") == name_line(said)
+    # (a CRLF's CR kept: the conversation's drawing, each line's end a ``⏎``)
+    assert search_drawn(said, "one-line-cr") == inert(said).replace("\n", "⏎")
     kept = said.replace(TEXTS_APART, "")  # (texts apart: their joins not drawn)
     assert search_drawn(kept, "one-line", apart=True) == one_line(kept)
 
@@ -138,3 +164,6 @@ async def test_typing_the_mark_in_the_viewer_finds_it(tmp_path: Path) -> None:
         await typed(app, pilot, "src⏎make")
         await until(pilot, lambda: said(app, "1 match for 'src⏎make'"), "the operation")
         assert table.matches == [0]
+        await pilot.press("1")
+        await typed(app, pilot, "made␍⏎all")
+        await until(pilot, lambda: said(app, "1 match for 'made␍⏎all'"), "the CRLF")

@@ -16,7 +16,7 @@ from session_core.model import (
 )
 from session_core.parts import WordedPart
 from session_core.search import args_preview, call_arguments
-from session_core.text import count
+from session_core.text import count, named, tool_name
 from session_core.tool_ops import state_tone
 
 from ..safe import one_line
@@ -92,7 +92,7 @@ class ItemParts(BlockView):
         if part.kind == "tool-call":
             label, tone, progress, _state = self._op_state(part, item)
             line = Text("  → ", self._s("call"), end="")
-            line.append(one_line(part.name or "?", 40), self._s("call"))
+            line.append(one_line(tool_name(part.name), 40), self._s("call"))
             line.append(f"  [{label}]  ", self._s(tone))
             line.append(one_line(call_arguments(part), room))
             if progress:  # (after what was called: its output hid the command)
@@ -115,7 +115,7 @@ class ItemParts(BlockView):
             placeholder = image_placeholder(part.head or part.name or "", room)
             return [Text(f"  {placeholder}", self._s("image"))]
         body = part.head or args_preview(part.data)
-        line = Text(f"  {one_line(part.name or part.kind, 30)}: ", self._s("record"), end="")
+        line = Text(f"  {one_line(named(part.name, part.kind), 30)}: ", self._s("record"), end="")
         line.append(one_line(body, room), self._s("record"))
         line.truncate(width, overflow="ellipsis")
         return [line]
@@ -132,7 +132,7 @@ class ItemParts(BlockView):
             )
         if part.kind == "tool-call":
             label, tone, progress, state = self._op_state(part, item)
-            head = Text(f"  → {one_line(part.name or '?', 60)}", self._s("call"), end="")
+            head = Text(f"  → {one_line(tool_name(part.name), 60)}", self._s("call"), end="")
             head.append(f"  [{label}]", self._s(tone))
             head.append(f"  {one_line(part.call_id or '', 60)}", self._s("dim"))
             lines = [head]
@@ -159,7 +159,7 @@ class ItemParts(BlockView):
             return [head, *wrap(_capped(part.text), width, indent="    ")]
         if part.kind == "image":
             return self._part_folded(part, width, item)
-        head = Text(f"  {one_line(part.name or part.kind, 60)}:", self._s("record"))
+        head = Text(f"  {one_line(named(part.name, part.kind), 60)}:", self._s("record"))
         if type(part) is WordedPart:  # (its row's words, then what it says as written)
             head.append(f" {one_line(part.words, max(10, width - 4))}")
             head.truncate(width, overflow="ellipsis")
