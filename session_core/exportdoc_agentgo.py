@@ -39,7 +39,7 @@ from .json_out import readable_json
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
 from .open_work import IN_FLIGHT, agentgo_open_work, open_work_said
-from .text import Name, finish_mark
+from .text import Name, count_text, finish_mark, written_count
 from .titles import agentgo_prompt, first_of
 from .tool_ops import ask_in_run, ask_of, state_label, state_tone
 from .usage import (
@@ -239,8 +239,8 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
             str(seq),
             run,
             kind,
-            _s(d.get("tokens_before")),
-            _s(d.get("tokens_after")),
+            count_text(written_count(d, "tokens_before")),  # (``?`` left out, ``null``)
+            count_text(written_count(d, "tokens_after")),
             _summary(d),
         ]
         for at, (seq, run, kind, d) in zip(agv.context_at, agv.context_events, strict=True)

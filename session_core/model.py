@@ -21,7 +21,7 @@ from .other_records import OtherRecord
 from .parts import LazyPart, Part, PartRef, PartSource, answering, said_beside, said_text
 from .resumed import Resumed
 from .runs import COPIED_CUT, COPIED_USAGE, Run, RunContext, RunState
-from .text import count
+from .text import count, json_count
 from .tool_ops import (
     STATE_LABELS,
     STATE_TONES,
@@ -178,6 +178,7 @@ class Compaction:
     # first: not a message it kept (None: its summary is on no line of its own, or none).
     summary_id: str | None = None
     trigger: str | None = None  # "manual" | "auto" | ...
+    # (v1's and agentgo's as written, ``text.written_count``: said by ``count_text``)
     tokens_before: int | None = None
     tokens_after: int | None = None
     ts: str | None = None
@@ -193,8 +194,8 @@ class Compaction:
             "summary": self.summary,
             "folded": list(self.folded),
             "trigger": self.trigger,
-            "tokens-before": self.tokens_before,
-            "tokens-after": self.tokens_after,
+            "tokens-before": json_count(self.tokens_before),
+            "tokens-after": json_count(self.tokens_after),
         }
         if self.kept:
             out["kept"] = list(self.kept)

@@ -19,7 +19,7 @@ from .errors import ReplayError
 from .events import REFUSED, Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
 from .facts import payload_fields
-from .indexing import LazyBody, body_is_sticky, field_said, loads_payload
+from .indexing import LazyBody, body_is_sticky, field_said, loads_payload, written_field
 from .message import Message, message_from_payload, payload_is_sticky
 from .packed_ids import PackedIds
 from .records import OUTCOMES, RunContexts, Sections, Stamps, ToolOps
@@ -403,14 +403,20 @@ class ReplayState:
     ) -> None:
         cut = self._compaction_cut(payload, line, raw)
         entries = self.entries
+        before = written_count(payload, "tokens-before")  # (null told from missing)
+        after = written_count(payload, "tokens-after")
+        if type(before) is float or type(after) is float:  # (beyond a double: as written)
+            written = self.events.line_again(raw)
+            before = written_field(written, "tokens-before", before, ("payload",))
+            after = written_field(written, "tokens-after", after, ("payload",))
         record = Compaction(
             id=eid,
             ts=_str(envelope.get("ts")),
             summary=_str(payload.get("summary")),
             through=_str(payload.get("replaces-through-id")),
             fallback=payload.get("fallback") is True,  # (a bool, as the spec types it)
-            tokens_before=written_count(payload, "tokens-before"),  # (null told from missing)
-            tokens_after=written_count(payload, "tokens-after"),
+            tokens_before=before,
+            tokens_after=after,
             line=self.last_line + 1 if line is None else line,  # (as ``feed`` numbers it)
             event=len(self.event_lines),  # (appended next)
         )

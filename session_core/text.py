@@ -440,6 +440,13 @@ def written_count(fields: Mapping[str, Any], key: str) -> Any:
     return WRITTEN_NULL if value is None and key in fields else value
 
 
+def json_count(value: Any) -> Any:
+    """A count as written (``written_count``), in JSON: ``null`` for a written null and
+    for a number beyond a double, which JSON cannot hold (kept as its line's text, an
+    ``orjson.Fragment``, for the rows: ``1e400``); else itself."""
+    return None if isinstance(value, orjson.Fragment) else value
+
+
 def count_text(value: object, unknown: str = "?") -> str:
     """A count a file wrote, as a row says it: ``12,345``; missing, ``unknown``; anything
     else (a string, a list, a flag, a count below 0: no count; ``null``, ``WRITTEN_NULL``)

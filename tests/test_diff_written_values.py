@@ -146,3 +146,75 @@ def test_v1_compaction_counts_left_out_or_null_are_said_alike_by_diff_and_export
     assert main(["replay", str(path)]) == 0  # (the replay's JSON: null for both, as before)
     replayed = json.loads(capsys.readouterr().out)["compactions"][0]
     assert replayed["tokens-before"] is None and replayed["tokens-after"] is None
+
+
+def test_agentgo_context_counts_left_out_or_null_follow_the_v1_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agentgo context event's counts, one left out and one written ``null``: ``diff``
+    said ``?`` of both (and no ``replaced`` at all), the export a blank cell of both, the
+    Diff tab ``?`` and the timeline's row ``null`` of both. One rule, v1's
+    (``text.written_count``): left out ``?``, written null ``null``, on every surface."""
+    from session_core import open_transcript
+    from viewer.agentgo_model import record_summary
+    from viewer.widgets.model_diff import ModelDiff
+
+    path = tmp_path / "ag.jsonl"
+    session = AgentGoSession.create(path)
+    run = session.begin_run()
+    run.record("message_end", {"message": {"kind": "user", "content": []}})
+    run.record("context_compacted", {"summary": "S", "tokens_before": None, "tokens_after": 300})
+    run.record("context_projected", {"replaced": None, "tokens_before": 7000})
+    run.close()
+    session.close()
+    marks = [row for row in _diff(path, capsys) if row.startswith("# line")]
+    assert "compacted, tokens null → 300," in marks[0], marks
+    assert "projected, replaced null, tokens 7,000 → ?," in marks[1], marks
+    for fmt, cells in (
+        ("md", ("| context\\_compacted | null | 300 |", "| context\\_projected | 7,000 | ? |")),
+        ("html", ("<td>null</td><td>300</td>", "<td>7,000</td><td>?</td>")),
+    ):
+        assert main(["export", str(path), "--format", fmt]) == 0
+        out = capsys.readouterr().out
+        assert all(cell in out for cell in cells), (fmt, out[-2000:])
+    assert main(["export", str(path), "--format", "json"]) == 0  # (its data as written)
+    events = json.loads(capsys.readouterr().out)["context-events"]
+    assert [e["data"] for e in events] == [
+        {"summary": "S", "tokens_before": None, "tokens_after": 300},
+        {"replaced": None, "tokens_before": 7000},
+    ]
+    rows = [row for _style, row in ModelDiff(open_transcript(path)) if row.startswith("◆")]
+    assert rows[0].endswith("· null → 300 tok") and rows[1].endswith("· 7,000 tok before"), rows
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    said = [record_summary(r) for r in records if r["type"].startswith("context_")]
+    assert said == ["tokens null → 300 · S", "tokens 7,000 → ?"], said
+
+
+def test_v1_compaction_count_beyond_a_double_is_said_as_written_on_every_surface(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A count beyond a double (``1e400``) read "(a number beyond a double)" in ``diff``
+    and the export, ``inf`` in the Diff tab, and a written ``null`` read as Python's repr
+    of a fragment there (``<orjson.Fragment object at …>``). Each says it as the line
+    wrote it: ``1e400``, ``null``; the replay's JSON, which holds no such number, ``null``."""
+    from session_core.diff import DiffRows
+    from session_core.reader import replay_file
+    from viewer.widgets.diff_view import row_fate
+
+    def null_and_beyond(payload: dict[str, Any]) -> None:
+        payload["tokens-before"] = None
+        payload["tokens-after"] = 12345  # (made 1e400 below: no Python number writes it)
+
+    path = _v1_compacted(tmp_path, null_and_beyond)
+    path.write_text(path.read_text().replace('"tokens-after": 12345', '"tokens-after": 1e400'))
+    row = next(row for row in _diff(path, capsys) if "compaction through" in row)
+    assert "; tokens null -> 1e400;" in row, row
+    for fmt in ("md", "html"):
+        assert main(["export", str(path), "--format", fmt]) == 0
+        assert "tokens null → 1e400;" in capsys.readouterr().out, fmt
+    rows = DiffRows(replay_file(str(path), tolerate_tail=False))
+    fates = [row_fate(row, rows.summary_lines) for row in rows]
+    assert any("tokens null → 1e400," in fate for fate in fates), fates
+    assert main(["replay", str(path)]) == 0
+    replayed = json.loads(capsys.readouterr().out)["compactions"][0]
+    assert replayed["tokens-before"] is None and replayed["tokens-after"] is None

@@ -16,7 +16,7 @@ from session_core.agentgo.records import ODD_RUN
 from session_core.agentgo.view import AgentGoView, Call, CallKey, message_text
 from session_core.cells import pad_cells
 from session_core.json_out import json_text
-from session_core.text import count
+from session_core.text import count, count_text, written_count
 
 from .safe import clip, one_line
 
@@ -168,12 +168,10 @@ def record_summary(record: dict[str, Any], width: int = 200) -> str:
     elif kind == "model_response":
         text = "recovery " + compact_json(data.get("recovery"), width)
     elif kind in ("context_projected", "context_compacted"):
-        bits = []
-        if data.get("tokens_before") is not None or data.get("tokens_after") is not None:
-            bits.append(
-                f"tokens {compact_json(data.get('tokens_before'))} → "
-                f"{compact_json(data.get('tokens_after'))}"
-            )
+        bits = []  # (the counts as ``diff`` says them: left out ``?``, written null ``null``)
+        before, after = written_count(data, "tokens_before"), written_count(data, "tokens_after")
+        if before is not None or after is not None:
+            bits.append(f"tokens {count_text(before)} → {count_text(after)}")
         if data.get("summary"):
             bits.append(one_line(data.get("summary")))
         text = " · ".join(bits)

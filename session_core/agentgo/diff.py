@@ -20,7 +20,7 @@ from typing import Any
 from ..cells import clip_cells, pad_cells, words_for
 from ..diff_model import place_said, sent_row
 from ..model import UNSENT
-from ..text import count, count_text, name_line, one_line
+from ..text import count, count_text, name_line, one_line, written_count
 from .folds import (
     ContextFolds,
     _request_at,
@@ -105,10 +105,12 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         if event is not None:
             kind, data = event
             bits = [kind.removeprefix("context_")]
-            if data.get("replaced") is not None:
-                bits.append(f"replaced {count_text(data['replaced'])}")
-            was, left = data.get("tokens_before"), data.get("tokens_after")
-            if was is not None or left is not None:  # (each a count, else its JSON)
+            replaced = written_count(data, "replaced")  # (left out: not said; null: null)
+            if replaced is not None:
+                bits.append(f"replaced {count_text(replaced)}")
+            # (as a v1 compaction's: left out ``?``, written null ``null``, else its JSON)
+            was, left = written_count(data, "tokens_before"), written_count(data, "tokens_after")
+            if was is not None or left is not None:
                 bits.append(f"tokens {count_text(was)} → {count_text(left)}")
             if index > at:  # (the request after it decides what it did: none yet)
                 bits.append(UNSENT)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any, overload
 
 from ..model import Compaction
+from ..text import written_count
 from .messages import SentShape, message_role, sent_shape
 from .messages import call_of as _call_of
 from .messages import hashed as _hashed
@@ -407,11 +408,7 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
     for event, (seq, _run, kind, data) in enumerate(view.context_events):
         at = view.context_at[event]
         projected = kind == "context_projected"
-        summary, before, after = (
-            data.get("summary"),
-            data.get("tokens_before"),
-            data.get("tokens_after"),
-        )
+        summary = data.get("summary")
         out.append(
             Compaction(
                 id=f"seq-{seq}",
@@ -420,8 +417,9 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
                 summary=summary if isinstance(summary, str) else "",
                 folded=_Elided(folds, event) if projected else _Folded(folds.of, event),
                 dropped=_Folded(folds.dropped_of, event) if projected else (),
-                tokens_before=before if type(before) is int else None,
-                tokens_after=after if type(after) is int else None,
+                # (as written, as a v1 compaction's: ``tokens_said`` says each by one rule)
+                tokens_before=written_count(data, "tokens_before"),
+                tokens_after=written_count(data, "tokens_after"),
                 unsent=event in unsent,
             )
         )

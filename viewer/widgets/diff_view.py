@@ -25,7 +25,7 @@ from session_core.diff import DiffRow, DiffRows
 from session_core.fold import fold, holds
 from session_core.replay import ReplayState
 from session_core.search import TextSearch
-from session_core.text import count, searched_apart
+from session_core.text import count, count_text, searched_apart
 
 from ..heights import Uniform
 from ..safe import one_line
@@ -231,10 +231,9 @@ def row_fate(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
     folded_at = _folded_at(row, summary_lines)
     c = row.compaction
     if c is not None:  # (a summary: sent, stubbed or folded, it says so first)
-        facts = (
+        facts = (  # (its counts as ``diff`` says them: ``?`` left out, ``null`` written)
             f"folded {len(c.folded)}, kept {len(c.kept)} sticky, tokens "
-            f"{c.tokens_before if c.tokens_before is not None else '?'} → "
-            f"{c.tokens_after if c.tokens_after is not None else '?'}, "
+            f"{count_text(c.tokens_before)} → {count_text(c.tokens_after)}, "
             f"fallback {'yes' if c.fallback else 'no'}"
         )
         if row.kind == "folded":  # (its fate first: the facts run past a narrow screen)

@@ -24,9 +24,11 @@ from ...int64 import MOST, int64_or_none
 from ...model import Usage
 
 # (input tokens, cached of them, output tokens, reasoning of those, cache writes of the
-# input: 0 when not said, ``writes_said`` tells). A part written as no count (``1e400``,
-# past 64 bits) is None: unknown, and so is what depends on it (``usage_of``).
-Totals = tuple[int, int | None, int, int | None, int | None]
+# input: 0 when not said, ``writes_said`` tells; and ``rest``: what a total the writer
+# states holds past the input where the output is unknown, else 0). A part written as no
+# count (``1e400``, past 64 bits) or, for the output, left out is None: unknown, and so
+# is what depends on it (``usage_of``).
+Totals = tuple[int, int | None, int | None, int | None, int | None, int | None]
 WRITES = "cache_write_input_tokens"
 _KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", WRITES)
 
@@ -40,9 +42,14 @@ def _known(value: Any) -> int | None:
 
 def totals_of(value: Any) -> Totals | None:
     """A token-usage object as numbers (absent parts 0, a part written as no count None),
-    or None when it is not one: one whose input or output is not a count is known in part
-    at most (``known_in_part``), and a cumulative total that is gives no response's
-    share: its usage is unknown, not one with that count 0."""
+    or None when it is not one: one whose input or output is not a count is known in
+    part at most (``known_in_part``), and a cumulative total that is gives no response's
+    share: its usage is unknown, not one with that count 0. But for a line that states
+    its ``total_tokens`` beside its input (trimmed to those two, as lines posted for
+    0.147 are): its output unknown (None), what its total holds past the input is
+    ``rest`` (tokens of no named kind, as every format counts a total's rest), and a
+    cached or reasoning part it leaves out is unknown, not 0 (a whole writer's line
+    with no cached part, as early ones, has none: 0)."""
     if not isinstance(value, dict):
         return None
     get = value.get  # one per token count: written out, not looped
@@ -65,11 +72,16 @@ def totals_of(value: Any) -> Totals | None:
         and 0 <= d <= MOST
         and 0 <= e <= MOST
     ):
-        return a, b, c, d, e
+        return a, b, c, d, e, 0
     inputs, output = _known(a), _known(c)
-    if inputs is None or output is None:  # (``known_in_part``, with no total of use)
+    rest: int | None = 0
+    if output is None:  # (what its total holds past the input: the output's, unsplit)
+        total = _known(get("total_tokens"))
+        rest = total - inputs if total is not None and inputs is not None else None
+        b, d = get("cached_input_tokens"), get("reasoning_output_tokens")  # (trimmed)
+    if inputs is None or rest is None or rest < 0:  # (``known_in_part``: no total of use)
         return None
-    return inputs, _known(b), output, _known(d), _known(e)
+    return inputs, _known(b), output, _known(d), _known(e), rest
 
 
 def writes_said(value: Any) -> bool:
@@ -85,27 +97,50 @@ def _add(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else a + b
 
 
+def _past_input(t: Totals) -> int | None:
+    """The tokens a total holds past its input: its output, or where that is unknown,
+    its ``rest`` (None: unknown too)."""
+    return t[5] if t[2] is None else _add(t[2], t[5])
+
+
+def _tells_all(t: Totals) -> bool:
+    """Does a total tell every part a price needs (its input's split and its output)?"""
+    return t[1] is not None and t[2] is not None and t[4] is not None
+
+
+def _split(a: Totals, b: Totals, sign: int) -> Totals:
+    """``a + sign * b`` part by part, some part unknown (in either: unknown there): the
+    output where both are known, else what each holds past its input as ``rest``."""
+    join = _add if sign > 0 else _sub
+    if a[2] is None or b[2] is None:
+        output, rest = None, join(_past_input(a), _past_input(b))
+    else:
+        output, rest = a[2] + sign * b[2], join(a[5], b[5])
+    inputs = a[0] + sign * b[0]
+    return inputs, join(a[1], b[1]), output, join(a[3], b[3]), join(a[4], b[4]), rest
+
+
 def minus(a: Totals, b: Totals) -> Totals | None:
     """``a - b`` (a part unknown in either: unknown), or None when a counter went
     backwards (a reset: not a delta)."""
     if None in a or None in b:  # (rare: the common case, every part a count, below)
-        diff = (a[0] - b[0], _sub(a[1], b[1]), a[2] - b[2], _sub(a[3], b[3]), _sub(a[4], b[4]))
+        diff = _split(a, b, -1)
         return None if min(n for n in diff if n is not None) < 0 else diff
     x: _Whole = a  # type: ignore[assignment]  # (no part None: told above, no call)
     y: _Whole = b  # type: ignore[assignment]
-    whole = (x[0] - y[0], x[1] - y[1], x[2] - y[2], x[3] - y[3], x[4] - y[4])
+    whole = (x[0] - y[0], x[1] - y[1], x[2] - y[2], x[3] - y[3], x[4] - y[4], x[5] - y[5])
     return None if min(whole) < 0 else whole
 
 
 def plus(a: Totals, b: Totals) -> Totals:
     if None in a or None in b:
-        return a[0] + b[0], _add(a[1], b[1]), a[2] + b[2], _add(a[3], b[3]), _add(a[4], b[4])
+        return _split(a, b, 1)
     x: _Whole = a  # type: ignore[assignment]
     y: _Whole = b  # type: ignore[assignment]
-    return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4]
+    return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
 
 
-_Whole = tuple[int, int, int, int, int]  # (Totals with every part a count)
+_Whole = tuple[int, int, int, int, int, int]  # (Totals with every part a count)
 
 
 def usage_of(
@@ -120,32 +155,39 @@ def usage_of(
     (as on ``when``'s day); ``writes``: the writer said what it wrote to the cache (else
     no cache writes known). A part unknown leaves the input's share it splits unknown:
     the usage is known in part (``known_in_part``: the input unknown), never priced as
-    if it were 0 (a cache write unknown alone: priced, as it is billed as input)."""
-    inputs, cached, output, _reasoning, written = totals
+    if it were 0 (a cache write unknown alone: priced, as it is billed as input). An
+    output unknown is ``null``, unpriced; what its total holds past the input is counted
+    as tokens of no named kind (``rest``), else the usage is known in part."""
+    inputs, cached, output, _reasoning, written, rest = totals
     uncached: int | None = None
     cost = None
     if cached is not None:
         cached = min(cached, inputs)
-        cost = pricing.cost(  # a cache write billed as input (OpenAI's)
-            model,
-            input_tokens=inputs - cached,
-            output_tokens=output,
-            cache_read_tokens=cached,
-            when=when,
-        )
+        if output is not None:  # (an output unknown has no price: not one of 0)
+            cost = pricing.cost(  # a cache write billed as input (OpenAI's)
+                model,
+                input_tokens=inputs - cached,
+                output_tokens=output,
+                cache_read_tokens=cached,
+                when=when,
+            )
         if written is not None:
             written = min(written, inputs - cached)
             uncached = inputs - cached - written
     elif written is not None:  # (bounded by the input, as where the cached part is known)
         written = min(written, inputs)
     cache_write = written if writes else None
-    if response:  # ``Usage.of_response``'s counting, every count given (one per response)
-        known = 0 if cost is None else 1
-        in_part = 1 if uncached is None else 0
-        return Usage(uncached, output, cached, cache_write, cost, 1, 1, known, in_part=in_part)
     unsplit = None  # a total's input not told apart: counted, as tokens of no named kind
     if uncached is None:
         unsplit = inputs - (cached or 0) - (cache_write or 0) or None
+    if output is None and rest:  # (and what the total holds past it: the output, unsplit)
+        unsplit = rest + (unsplit or 0)
+    if response:  # ``Usage.of_response``'s counting, every count given (one per response)
+        known = 0 if cost is None else 1
+        in_part = 1 if uncached is None else 0
+        return Usage(
+            uncached, output, cached, cache_write, cost, 1, 1, known, unsplit, in_part=in_part
+        )
     return Usage(uncached, output, cached, cache_write, cost, total_only_tokens=unsplit)
 
 
@@ -170,12 +212,13 @@ NO_USAGE = "no usage"
 
 
 def so_far(total: Totals) -> str:
-    """What the raw view says of a token count that reports a total."""
+    """What the raw view says of a token count that reports a total (a part unknown
+    said so, never 0)."""
     cached = "unknown" if total[1] is None else f"{total[1]:,}"
-    return (
-        f"{total[0] + total[2]:,} tokens so far "
-        f"({total[0]:,} in, {cached} of them cached, {total[2]:,} out)"
-    )
+    past = _past_input(total)
+    tokens = "?" if past is None else f"{total[0] + past:,}"
+    out = "unknown" if total[2] is None else f"{total[2]:,}"
+    return f"{tokens} tokens so far ({total[0]:,} in, {cached} of them cached, {out} out)"
 
 
 def reported_total(payload: dict[str, Any]) -> Totals | None:
@@ -371,7 +414,7 @@ class TokenTally:
             delta = self.cover(delta, last, model, when)
             if delta is None:  # this response's share is not known apart from the gap's
                 return total, Usage(responses=1), 0, own
-        elif delta is not None and (delta[1] is None or delta[4] is None) and not afresh:
+        elif delta is not None and not _tells_all(delta) and not afresh:
             delta = self.own_last(delta, last)  # (after a gap: ``cover``, its share apart)
         if delta is None or not any(delta):
             return total, None, 0, own
@@ -382,10 +425,11 @@ class TokenTally:
     @staticmethod
     def own_last(delta: Totals, last: Totals | None) -> Totals:
         """A response's usage where the change of the totals leaves its input's split
-        unknown (a cached or cache-write part that is no count): its own last usage,
+        unknown (a cached or cache-write part that is no count) or its output: its own
+        last usage,
         where that tells it and fits in the change (a bad part of one total is that
         response's alone, not every later one's; the reasoning part prices nothing)."""
-        if last is None or last[1] is None or last[4] is None or minus(delta, last) is None:
+        if last is None or not _tells_all(last) or minus(delta, last) is None:
             return delta
         return last
 
