@@ -314,6 +314,12 @@ def _message(
                 )
                 call.result = f"result: line {answer.line}: {said}"
                 call.result_anchor = f"line-{answer.line}"
+            elif isinstance(op, ToolOp) and op.result_line is not None:  # a result no item
+                # answers with by its id (an image generation's, its call's own; a hosted
+                # search's output, naming none): its operation's, as replay says it
+                said = _preview(op.result or "") or "(empty text)"  # (as its item says it)
+                call.result = f"result: line {op.result_line}: {said}"
+                call.result_anchor = f"line-{op.result_line}"
             else:
                 call.result = "no result answers this call"
             if isinstance(op, ToolOp):  # (after the answer's text: its line read is cached)

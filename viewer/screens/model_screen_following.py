@@ -11,6 +11,7 @@ was read, and how.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -94,6 +95,10 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         # The file's size as of the snapshot drawn, which the header says beside its
         # counts: the model's own runs ahead between draws (it said "472 B | 0 lines").
         self._drawn_size = 0
+        # A compressed file's size on disk, said beside that of its lines (``_packed_size``),
+        # and the file and size of what was read it was looked up for.
+        self._packed: int | None = None
+        self._packed_for: tuple[str, int] = ("", -1)
         self.panes: PaneSet | None = None  # the format's own (``_made_panes``, below)
         self._tab_ids = frozenset(tab.id for tab in self.TABS)
         self._detected: str | None = fmt if known else None  # what the first line names
@@ -214,6 +219,18 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             return None
         start, size = self.held_span
         return UnfinishedLine(os.fspath(self.reading or self.path), self.held_line, start, size)
+
+    def _packed_size(self, unpacked: int) -> int | None:
+        """A compressed file's size on disk, the browser's column's, which the header
+        says beside the size of its lines unpacked (``3.3 KB (914 B packed)``); None for a
+        plain file. Looked up again only once more was read (a frame appended)."""
+        read = os.fspath(self.reading or self.path)
+        if self._packed_for != (read, unpacked):
+            self._packed_for, self._packed = (read, unpacked), None
+            if is_compressed_file(read):
+                with contextlib.suppress(OSError):  # (gone since: its lines' size alone)
+                    self._packed = os.stat(read).st_size
+        return self._packed
 
     def _held_head(self, start: int, size: int) -> bytes:
         """The first bytes of the line held back (what was in flight when the writer
@@ -387,10 +404,12 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         if filtered:
             extra = f"{filtered}  {extra}".rstrip()
         size: int | None = self._drawn_size
+        packed = self._packed_size(size) if size else None  # (of the lines read)
         # (nothing read yet: the file's end on screen; or nothing read of a file that
         # cannot be, a .zst that unpacks to nothing too: its size on disk, not "0 B";
         # not known where it cannot be looked at either)
         if not size and (not self._loaded or self.read_problem is not None):
+            packed = None  # (the size on disk itself)
             size = self._progress[1]
             try:
                 size = size or os.stat(self.reading or self.path).st_size
@@ -404,6 +423,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             name=os.path.basename(self.reading or self.path),  # (its compressed copy: named)
             title=self._title(),
             size=size,
+            packed=packed,
             live=self.live_label(),
             since=self.quiet_label(self.transcript.last_time()),
             mode=view.mode,

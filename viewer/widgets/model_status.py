@@ -211,6 +211,7 @@ class ModelStatus(Static):
         title: str,
         size: int | None,
         live: str,
+        packed: int | None = None,
         since: str = "",
         mode: str,
         extra: str = "",
@@ -224,7 +225,8 @@ class ModelStatus(Static):
         the end's, and its lines are not counted yet: said so, never passed off as the
         file's. ``uncounted``: why nothing is counted (a file not read, one that is no
         transcript), said in place of the counts and the usage, which would read 0.
-        ``size`` None: not known (the file cannot be looked at)."""
+        ``size`` None: not known (the file cannot be looked at). ``packed``: a compressed
+        file's size on disk (``size`` is its lines', unpacked), said beside it."""
         # What the file is doing (live, warnings, a search's place, "↓ N new") before its
         # name: on a narrow screen the name is cut first (the first line lost them at 80).
         state = Text(no_wrap=True, end="")
@@ -240,6 +242,8 @@ class ModelStatus(Static):
             state.append(f"  a subagent of {one_line(transcript.parent, 40)}", "italic")
         self._shown = True
         sized = "size not known" if size is None else size_text(size)
+        if packed is not None and size is not None:
+            sized += f" ({size_text(packed)} packed)"
         self._top = (name_line(name), title, f"{mode} view · {sized}", state)
         if uncounted is not None:
             self._counts = (Text(), [Text(uncounted, "italic")], [])

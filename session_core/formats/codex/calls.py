@@ -11,7 +11,7 @@ from ...parts import Part
 from ...text import as_written
 from ...times import seconds_between
 from ...tool_ops import LazyToolOp, classify_op
-from .items import SETTLED_BY_STATUS, output_call_id
+from .items import output_call_id
 from .ops import PackedOp
 from .tools import Outcome, marked_error, rust_seconds
 from .turns import CodexTurns
@@ -20,7 +20,7 @@ from .turns import CodexTurns
 class CodexCalls(CodexTurns):
     def _call(
         self,
-        kind: Any,
+        by_status: bool,
         call_id: str,
         tool: str,
         status: Any,
@@ -28,7 +28,9 @@ class CodexCalls(CodexTurns):
         line: int,
         ts: str | None,
         part: Part | None,
-    ) -> None:
+    ) -> int:
+        """A call's operation (its index); ``by_status``: the call says how it ended by
+        its own ``status`` (``settled_by_status``), no output answers it."""
         open_run = self.open_run  # (``_run``'s, inline: once for every call)
         run_id = self.runs[open_run].id if open_run >= 0 else None
         tool = self.tools.setdefault(tool, tool)  # one copy of each name
@@ -48,7 +50,7 @@ class CodexCalls(CodexTurns):
             )
             at = column.add_own(op)
         self.op_run.append(open_run)
-        if kind in SETTLED_BY_STATUS and status in ("completed", "failed"):
+        if by_status and status in ("completed", "failed"):
             if at in column.own:
                 column.own[at].ended = ts
             column.settle(at, status, at_call=True)
@@ -56,10 +58,11 @@ class CodexCalls(CodexTurns):
         else:
             self.pending[at] = None
             column.waiting[call_id] = at
-            if status is None and kind in SETTLED_BY_STATUS:
+            if status is None and by_status:
                 self.unstated[at] = False
                 if open_run < 0:
                     self.runless_waiting.append(at)
+        return at
 
     def _carried(self, call_id: str, result: str, line: int) -> None:
         """A call that carries its result (an image generation's image, as ``result``
@@ -123,6 +126,46 @@ class CodexCalls(CodexTurns):
             at, classify_op(has_result=True, failed=failed, interrupted=outcome.interrupted)
         )
         self.pending.pop(at, None)
+
+    def _hosted_output(
+        self,
+        call_id: str | None,
+        outcome: Outcome,
+        index: int,
+        line: int,
+        ts: str | None,
+        part: Part | None,
+    ) -> None:
+        """A hosted tool search's output (``hosted_search``): the result of the call its
+        call id names, else of the last hosted search while that has none (the server
+        writes the two one after the other, neither naming the other). With neither it
+        is kept as its item, unpaired, and no damage: upstream keeps such an output as
+        the model's own history, never an orphan (``remove_orphan_outputs``). A call
+        that said how it ended keeps its state: its output gives it its result."""
+        column = self.op_items
+        at = column.find(call_id) if call_id is not None else None
+        if at is None:
+            at = self.hosted_search if self.hosted_search >= 0 else None
+            if at is None or column.has_result(at):
+                return
+        self.hosted_search = -1
+        stated = None if at in self.pending else column.state_of(at)
+        self.unstated.pop(at, None)  # (its output says it ended)
+        self._output(column.call_id(at), outcome, index, line, ts, part)
+        if stated is not None:
+            column.settle(at, stated)
+
+    def _image_saved(self, payload: dict[str, Any]) -> None:
+        """An ``image_generation_end``: where Codex saved the image its call made
+        (``saved_path``), in that call's operation's detail (its result says the image,
+        never its bytes)."""
+        call_id = output_call_id(payload.get("call_id"))
+        path = payload.get("saved_path")
+        at = self.op_items.find(call_id) if call_id is not None else None
+        if at is None or not isinstance(path, str) or not path:
+            return
+        op = self.op_items.kept(at)
+        op.detail = {**(op.detail or {}), "saved_path": path}
 
     def _late_outcome(self, kind: str, payload: dict[str, Any]) -> None:
         """An ``*_end`` event's word on a call, for outputs that do not say how it ended."""

@@ -1,7 +1,8 @@
 """The UI events a rollout keeps, each in one line of words for the raw view (where its
 compact JSON was shown): a command's end its exit code and how long it took, a patch's
 whether it applied and to which files, an MCP call's its tool and whether it answered,
-a turn's start and end, a thread's new name. An event none of these knows, or one whose
+a turn's start and end, a thread's new name, its goal, a review's start and end, a
+subagent's activity, an image saved, a sleep. An event none of these knows, or one whose
 fields are not what Codex writes, says None: its JSON is shown."""
 
 from __future__ import annotations
@@ -10,7 +11,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ...parts import Part, WordedPart
-from ...text import command_line, duration_text, error_message, grouped, one_line, str_or_none
+from ...text import (
+    command_line,
+    count,
+    duration_text,
+    error_message,
+    grouped,
+    one_line,
+    str_or_none,
+)
 from .tools import compact, marked_error, rust_seconds
 
 _SHOWN_FILES = 3  # a patch's files named (then "+N more")
@@ -181,6 +190,109 @@ def _stream_error(payload: dict[str, Any]) -> str | None:
     return f"{said} ({_short(details)})" if said else _short(details)
 
 
+def _int(value: Any) -> int | None:
+    return value if type(value) is int and value >= 0 else None
+
+
+def _image_end(payload: dict[str, Any]) -> str | None:
+    """An image generation's end (``ImageGenerationEndEvent``): its status, where Codex
+    saved the image (``saved_path``); never its ``result``, the image's base64."""
+    status = str_or_none(payload.get("status"))
+    if not status:
+        return None
+    path = str_or_none(payload.get("saved_path"))
+    return f"image generation {one_line(status)}" + (f": saved {_short(path)}" if path else "")
+
+
+def _sub_agent(payload: dict[str, Any]) -> str | None:
+    """A V2 subagent's activity (``SubAgentActivityEvent``): ``subagent /root/worker
+    started`` (``interacted``, ``interrupted``), by its path, else its thread's id."""
+    kind = str_or_none(payload.get("kind"))
+    who = str_or_none(payload.get("agent_path")) or str_or_none(payload.get("agent_thread_id"))
+    return f"subagent {_short(who)} {one_line(kind)}" if kind and who else None
+
+
+def _goal(payload: dict[str, Any]) -> str | None:
+    """A thread's goal changed (``ThreadGoalUpdatedEvent``, camelCase): its status and
+    objective, the tokens it used of its budget, and its time: ``goal active: fix all
+    bugs (5,000 of 100,000 tokens, 12s)``."""
+    goal = payload.get("goal")
+    if not isinstance(goal, dict):
+        return None
+    status, objective = str_or_none(goal.get("status")), str_or_none(goal.get("objective"))
+    if not status or objective is None:
+        return None
+    used, budget = _int(goal.get("tokensUsed")), _int(goal.get("tokenBudget"))
+    said = []
+    if used is not None:
+        said.append(f"{used:,} of {budget:,} tokens" if budget is not None else f"{used:,} tokens")
+    seconds = _int(goal.get("timeUsedSeconds"))
+    if seconds:
+        said.append(duration_text(seconds))
+    tail = f" ({', '.join(said)})" if said else ""
+    return f"goal {one_line(status)}: {_short(objective)}{tail}"
+
+
+def _item_completed(payload: dict[str, Any]) -> str | None:
+    """A completed item no conversation item says (the others are read as items): a
+    ``Sleep`` (``SleepItem``: ``durationMs``; newer, its ``outcome`` and ``elapsedMs``)."""
+    item = payload.get("item")
+    if not isinstance(item, dict) or item.get("type") != "Sleep":
+        return None
+    asked = _int(item.get("durationMs"))
+    if asked is None:
+        return None
+    said = f"slept {duration_text(asked / 1000)}"
+    outcome = str_or_none(item.get("outcome"))
+    if outcome and outcome != "completed":
+        elapsed = _int(item.get("elapsedMs"))
+        after = f" after {duration_text(elapsed / 1000)}" if elapsed is not None else ""
+        said = f"sleep of {duration_text(asked / 1000)} {one_line(outcome)}{after}"
+    return said
+
+
+_REVIEWED = {"uncommittedChanges": "uncommitted changes"}
+
+
+def _review_started(payload: dict[str, Any]) -> str | None:
+    """A review began (``EnteredReviewMode(ReviewRequest)``): what it reviews, as the
+    user was told (``user_facing_hint``), else its ``target`` (uncommitted changes, a
+    base branch, a commit, custom instructions)."""
+    hint = str_or_none(payload.get("user_facing_hint"))
+    if hint:
+        return f"review started: {_short(hint)}"
+    target = payload.get("target")
+    kind = str_or_none(target.get("type")) if isinstance(target, dict) else None
+    if not isinstance(target, dict) or not kind:
+        return None
+    what = _REVIEWED.get(kind)
+    if kind == "baseBranch" and str_or_none(target.get("branch")):
+        what = f"changes against {one_line(target['branch'])}"
+    elif kind == "commit" and str_or_none(target.get("sha")):
+        title = str_or_none(target.get("title"))
+        what = f"commit {one_line(target['sha'])[:12]}" + (f" {title}" if title else "")
+    elif kind == "custom" and str_or_none(target.get("instructions")):
+        what = target["instructions"]
+    return f"review started: {_short(what or kind)}"
+
+
+def _review_ended(payload: dict[str, Any]) -> str | None:
+    """A review ended (``ExitedReviewModeEvent``): its verdict and how many findings;
+    none (``review_output`` null): it was interrupted."""
+    if "review_output" not in payload:
+        return None
+    output = payload.get("review_output")
+    if output is None:
+        return "review ended without a result"
+    if not isinstance(output, dict):
+        return None
+    verdict = str_or_none(output.get("overall_correctness"))
+    findings = output.get("findings")
+    found = count(len(findings), "finding") if isinstance(findings, list) else None
+    said = ", ".join(x for x in (verdict and _short(verdict), found) if x)
+    return f"review ended: {said}" if said else "review ended"
+
+
 _WORDS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "error": _error,
     "stream_error": _stream_error,
@@ -195,6 +307,12 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "turn_aborted": _turn_aborted,
     "context_compacted": _context_compacted,
     "thread_name_updated": _thread_named,
+    "image_generation_end": _image_end,
+    "sub_agent_activity": _sub_agent,
+    "thread_goal_updated": _goal,
+    "item_completed": _item_completed,
+    "entered_review_mode": _review_started,
+    "exited_review_mode": _review_ended,
 }
 
 

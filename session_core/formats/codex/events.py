@@ -56,8 +56,8 @@ class CodexEvents(CodexRewrites):
             return
         if kind == "item_completed":
             shown = self._item_completed(payload, f"L{line}", line, ts)
-            if shown is None:
-                parts, role = [Part("other", compact(payload), name=kind)], "system"
+            if shown is None:  # (in words where they are known: a sleep)
+                parts, role = event_parts(kind, payload), "system"
             else:  # (kept: the parts are not what the line says as they are)
                 parts, role = shown.parts, shown.role
             model = self.model if role == "assistant" else None  # (its turn's, as a response's)
@@ -70,6 +70,8 @@ class CodexEvents(CodexRewrites):
             self._end_run(_ENDED[kind], turn, line, ts, reason)
         elif kind in ("exec_command_end", "patch_apply_end", "mcp_tool_call_end"):
             self._late_outcome(kind, payload)
+        elif kind == "image_generation_end":
+            self._image_saved(payload)
         elif kind == "thread_name_updated" and payload.get("thread_id") in (
             None,
             self.meta.get("id"),

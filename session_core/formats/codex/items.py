@@ -14,6 +14,7 @@ from ...parts import Part
 from ...text import str_or_none
 from .tools import (
     Outcome,
+    audio_url,
     compact,
     decode_output,
     generated_image,
@@ -66,6 +67,7 @@ def named(item_type: object) -> bool:
 
 
 TEXT_BLOCKS = ("input_text", "output_text", "text", "summary_text", "Text")  # shown as text
+AUDIO_BLOCKS = ("input_audio", "inputAudio")  # an audio clip (upstream's ``audio_url``)
 
 
 def content_parts(content: Any) -> list[Part]:
@@ -88,6 +90,8 @@ def content_parts(content: Any) -> list[Part]:
         elif kind in ("input_image", "image", "localImage", "local_image"):
             url = block.get("image_url") or block.get("url") or block.get("path")
             parts.append(Part("image", image_text(url), name=str(kind), data=block))
+        elif kind in AUDIO_BLOCKS:  # (said as an image is: never its base64)
+            parts.append(Part("other", image_text(audio_url(block), "audio"), name=str(kind)))
         else:
             parts.append(Part("other", compact(block), name=str(kind)))
     return parts
@@ -232,6 +236,23 @@ def carried_result(payload: dict[str, Any]) -> str | None:
         return None
     result = payload.get("result")
     return generated_image(result) if isinstance(result, str) and result else None
+
+
+def hosted_search(payload: dict[str, Any]) -> bool:
+    """A ``tool_search_call`` / ``tool_search_output`` that no output answers by its call
+    id: one the server ran (``execution: server``), or one that names no call
+    (upstream's ``call_id`` is an ``Option``). Upstream pairs neither by id (its
+    ``tool_call_id`` / ``output_call_id`` read ``Some`` alone) and never drops such an
+    output as an orphan (``remove_orphan_outputs``): the call says how it ended by its
+    ``status``, and the server writes its output next (``_hosted_output``)."""
+    return payload.get("execution") == "server" or output_call_id(payload.get("call_id")) is None
+
+
+def settled_by_status(payload: dict[str, Any]) -> bool:
+    """Does this call say how it ended by its own ``status`` (``SETTLED_BY_STATUS``, and
+    a hosted tool search: ``hosted_search``)?"""
+    kind = payload.get("type")
+    return kind in SETTLED_BY_STATUS or (kind == "tool_search_call" and hosted_search(payload))
 
 
 def searched(action: dict[str, Any]) -> str | None:
@@ -394,6 +415,7 @@ __all__ = [
     "field",
     "fingerprint",
     "found_tools",
+    "hosted_search",
     "message_key",
     "named",
     "output_call_id",
@@ -405,4 +427,5 @@ __all__ = [
     "result_part",
     "searched",
     "sent",
+    "settled_by_status",
 ]

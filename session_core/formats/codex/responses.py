@@ -18,12 +18,14 @@ from .items import (
     CALL_TYPES,
     NEEDS_CALL_ID,
     OUTPUT_TYPES,
+    SETTLED_BY_STATUS,
     STICKY_ROLES,
     call_id_from,
     call_key,
     call_name_of,
     carried_result,
     fingerprint,
+    hosted_search,
     message_key,
     named,
     output_of,
@@ -32,6 +34,7 @@ from .items import (
     response_item,
     result_part,
     sent,
+    settled_by_status,
 )
 from .lines import block_texts, text_blocks
 from .state import _PACKED, RESPONSE
@@ -96,6 +99,9 @@ class CodexResponses(CodexCalls):
             key = call_key(kind, str_or_none(written), str_or_none(payload.get("id")))
             part = result_part(outcome, written)
             index = self._sent(kind, [part], "tool", "message", False, key, line, ts)
+            if kind == "tool_search_output" and hosted_search(payload):
+                self._hosted_output(part.call_id, outcome, index, line, ts, part)
+                return
             odd = None if isinstance(written, str) else written  # (a number: said as written)
             self._output(part.call_id, outcome, index, line, ts, part, written=odd)
             return
@@ -117,7 +123,10 @@ class CodexResponses(CodexCalls):
             call_id = part.call_id or item_id
             if kind in NEEDS_CALL_ID and call_id != payload.get("call_id"):
                 self.warnings.append(no_call_id(kind, payload, call_id, line))
-            self._call(kind, call_id, tool, payload.get("status"), index, line, ts, part)
+            by_status = settled_by_status(payload)
+            at = self._call(by_status, call_id, tool, payload.get("status"), index, line, ts, part)
+            if kind == "tool_search_call" and by_status:
+                self.hosted_search = at  # (its output, next: ``_hosted_output``)
             carried = carried_result(payload)
             if carried is not None:
                 self._carried(call_id, carried, line)
@@ -147,7 +156,8 @@ class CodexResponses(CodexCalls):
         key = call_key(kind, payload.call_id, payload.id)
         index = self._sent(kind, _PACKED, "assistant", "message", False, key, line, ts)
         tool = call_name_of(kind, payload.name, payload.namespace) or "?"
-        self._call(kind, call_id, tool, payload.status, index, line, ts, None)
+        by_status = kind in SETTLED_BY_STATUS  # (no tool search is typed)
+        self._call(by_status, call_id, tool, payload.status, index, line, ts, None)
         return True
 
     def _web_search(self, payload: lines.WebSearchCall, line: int, ts: str | None) -> bool:

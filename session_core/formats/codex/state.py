@@ -65,6 +65,9 @@ class CodexState(RawColumnBuilder):
         # is optional; upstream writes it once done): completed when their turn finishes;
         # one in no turn, once the model spoke after it (True), as an output answers a call.
         self.unstated: dict[int, bool] = {}
+        # The last hosted tool search's operation (-1: none): the output the server
+        # writes after it, naming no call, is its result (``_hosted_output``).
+        self.hosted_search = -1
         self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id
         self.late_duration: dict[str, float] = {}  # an MCP end event's, by call id
         self.thread_name: str | None = None  # the latest ``thread_name_updated``'s: the title

@@ -132,6 +132,8 @@ def content_items_text(items: list[Any]) -> str:
             elif str(block.get("type", "")).lower().endswith("image"):  # (``inputImage``)
                 url = block.get("image_url")
                 texts.append(image_text(url if url is not None else block.get("imageUrl")))
+            elif str(block.get("type", "")).lower().endswith("audio"):  # (``inputAudio``)
+                texts.append(image_text(audio_url(block), "audio"))
             else:
                 texts.append(compact(block))
         elif isinstance(block, str):
@@ -139,16 +141,24 @@ def content_items_text(items: list[Any]) -> str:
     return "\n".join(texts)
 
 
-def image_text(url: Any) -> str:
+def image_text(url: Any, what: str = "image") -> str:
     """An image block's text: its address, or for one sent inline (a ``data:`` URL: a
     pasted image) or with none, what it is, as the other readers say it (``[image
-    image/png]``, ``[image]``)."""
+    image/png]``, ``[image]``); ``what``: the kind of block (an audio clip's, ``[audio
+    audio/wav]``: its base64 never shown)."""
     if not isinstance(url, str) or not url:
-        return "[image]"
+        return f"[{what}]"
     if not url.startswith("data:"):
         return url
     media = _MEDIA_TYPE.match(url, 5, 133)  # (the bytes after it may be megabytes)
-    return f"[image {media.group()}]" if media else "[image]"
+    return f"[{what} {media.group()}]" if media else f"[{what}]"
+
+
+def audio_url(block: dict[str, Any]) -> Any:
+    """An audio block's address (upstream's ``input_audio {audio_url}``; a dynamic
+    tool's ``inputAudio {audioUrl}``)."""
+    url = block.get("audio_url")
+    return url if url is not None else block.get("audioUrl")
 
 
 _MEDIA_TYPE = re.compile(r"[\w.+-]+/[\w.+-]+")
@@ -315,6 +325,7 @@ def rust_seconds(value: Any) -> float | None:
 
 __all__ = [
     "Outcome",
+    "audio_url",
     "compact",
     "content_items_text",
     "decode_output",
