@@ -55,10 +55,11 @@ def _sent(t: Transcript) -> list[tuple[str, str, str]]:
 
 def test_a_replacement_history_keeps_and_shows_every_item_it_sends(tmp_path: Path) -> None:
     """(F1) A history of a developer message, a tools list, the user's message (an
-    earlier item kept), another agent's message and the new compaction marker: all five
-    are sent next, each in its place ("5 items"), and the compaction's raw row says the
-    four it made, not only the one with text. An item of a type no one names stays out
-    of the view, shown in that row as written."""
+    earlier item kept), another agent's message, the new compaction marker and an
+    encrypted reasoning: all six are sent next, each in its place ("of 6"; only two
+    were), and the compaction's raw row says the five it made, not only those with text
+    (one with none by its kind). An item of a type no one names stays out of the view,
+    shown in that row as written."""
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()
     w.task_started("t1")
@@ -72,6 +73,7 @@ def test_a_replacement_history_keeps_and_shows_every_item_it_sends(tmp_path: Pat
         WORKER_SAYS,
         odd,
         MARKER,
+        {"type": "reasoning", "summary": [], "encrypted_content": "SEALED"},
     ]
     compacted = w.compacted("", history)
     w.task_complete("t1")
@@ -83,16 +85,18 @@ def test_a_replacement_history_keeps_and_shows_every_item_it_sends(tmp_path: Pat
             ("L3", "user", "old question"),
             (f"L{compacted}.4", "user", "from /root/worker to /root\nworker says hi"),
             (f"L{compacted}.6", "system", "[compaction summary, encrypted, 24 chars]"),
+            (f"L{compacted}.7", "assistant", ""),
         ]
         row = next(item for item in t.raw if item.line == compacted)
         said = {p.name: p.text for p in row.parts}
-        assert said["compacted"] == "replacement history: 6 items, 1 kept"
+        assert said["compacted"] == "replacement history: 7 items, 1 kept"
         assert said["replacement item 2 (developer)"] == "tools added: lookup, fetch"
         assert said["replacement item 4 (user)"].endswith("worker says hi")
         assert said["replacement item 5 (not sent)"] == orjson.dumps(odd).decode()
         assert said["replacement item 6 (system)"].startswith("[compaction summary")
+        assert said["replacement item 7 (assistant)"] == "(reasoning, no text)"
         places = [r.split("[")[-1] for r in "".join(model_diff(t)).splitlines() if "place]" in r]
-        assert places == [f"{k} of 5 in its place]" for k in (1, 2, 4, 5)]
+        assert places == [f"{k} of 6 in its place]" for k in (1, 2, 4, 5, 6)]
 
 
 def test_the_newest_response_items_are_sent_not_records(tmp_path: Path) -> None:

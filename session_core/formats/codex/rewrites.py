@@ -52,7 +52,9 @@ class CodexRewrites(CodexResponses):
         unsent = {entry.id for entry in replayed.unsent}
         for entry in sorted([*made, *replayed.unsent], key=_place) if written else ():
             said = "\n".join(part.text for part in entry.parts if part.text)
-            if said and said != message:
+            if not said:  # (an encrypted reasoning, say: its kind, what it is)
+                said = f"({entry.parts[0].kind if entry.parts else 'empty'}, no text)"
+            if said != message:
                 role = "not sent" if entry.id in unsent else entry.role
                 parts.append(Part("other", said, name=f"replacement item {_place(entry)} ({role})"))
         self._add(parts, line, "system", "compaction", ts, keep=True)
