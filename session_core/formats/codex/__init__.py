@@ -37,7 +37,16 @@ if TYPE_CHECKING:
 NAME = "codex"
 PLAIN, ZST = ".jsonl", ".jsonl.zst"
 
-LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+LINE_TYPES = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "inter_agent_communication",
+    }
+)
 SUBAGENT_LIMIT = 64 << 20  # a linked subagent bigger than this is listed, not read
 
 
@@ -50,12 +59,15 @@ class CodexFormat(AgentFormat):
     home: ClassVar[tuple[str, ...]] = ("CODEX_HOME", ".codex", "sessions", "archived_sessions")
     running_total: ClassVar[bool] = True  # ``token_count``'s ``total_token_usage``
     # (a prompt's turn opens with its task event; the prompt is a user response item,
-    # its event, or 0.149+'s completed item)
+    # its event, or 0.149+'s completed item; a v2 subagent's, the task another agent
+    # gave it, an ``inter_agent_communication`` line or an ``agent_message`` item)
     prompt_bytes: ClassVar[tuple[bytes, ...]] = (
         b'"task_started"',
         b'"user"',
         b'"user_message"',
         b'"UserMessage"',
+        b'"inter_agent_communication"',
+        b'"agent_message"',
     )
     # (its ``session_meta``'s words: the program that wrote it, its version, its start)
     meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {

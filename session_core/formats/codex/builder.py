@@ -33,7 +33,7 @@ from ...text import str_or_none
 from ...tool_ops import OpState, ToolOp, classify_op
 from ...utf8 import BlockLines
 from ..builders import Builder
-from . import NAME, fork_copy, lines, rows
+from . import LINE_TYPES, NAME, fork_copy, lines, rows
 from . import usage as tokens
 from .context import section_text
 from .event_words import event_parts
@@ -43,6 +43,7 @@ from .items import (
     CALL_TYPES,
     NOT_SENT,
     OUTPUT_TYPES,
+    agent_message_of,
     content_parts,
     output_of,
     response_item,
@@ -75,8 +76,9 @@ _META_KEYS = (
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
-# The line types the format names (a line of any other is kept raw: ``other_record``).
-LINE_TYPES = ("session_meta", "turn_context", "event_msg", "response_item", "compacted")
+# A message another agent sent this one, as delivered (a line type of ``LINE_TYPES``, the
+# ones the format names: a line of any other is kept raw, ``other_record``).
+INTER_AGENT = "inter_agent_communication"
 
 
 def is_legacy_header(record: dict[str, Any]) -> bool:
@@ -209,6 +211,8 @@ class CodexBuilder(CodexEvents):
                 self._session_meta(payload, line, ts)
             elif kind == "compacted":
                 self._compacted(payload, line, ts)
+            elif kind == INTER_AGENT:  # (the item the model is given: an agent message)
+                self._response(agent_message_of(payload), line, ts)
             else:
                 self._record(record, line, ts, other=True)
         except Exception as err:  # a shape no writer was seen to write: kept, never fatal
@@ -327,6 +331,8 @@ class CodexBuilder(CodexEvents):
                 if total is not None:
                     return [Part("other", tokens.so_far(total), name="token_count")]
             return event_parts(kind, payload)
+        if line_type == INTER_AGENT:
+            payload, line_type = agent_message_of(payload), "response_item"
         if line_type != "response_item":
             return []
         if payload.get("type") in OUTPUT_TYPES:

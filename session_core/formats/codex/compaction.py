@@ -166,6 +166,9 @@ class Replayed:
     folded: EntryIds  # ids of earlier items replaced
     folded_at: list[int]  # where those are in the earlier view
     note: str  # what the raw view says of the line
+    # Its history's items that are not sent (undo snapshots, types not named): in its
+    # raw row only, as at the top level.
+    unsent: list[Item]
 
 
 def replay(
@@ -188,10 +191,16 @@ def replay(
     new_view: list[int | Item] = []
     new_keys: list[int] = []
     kept: list[int | Item] = []  # (their entries: ``EntryIds`` names them)
+    unsent: list[Item] = []
     if isinstance(history, list):
-        # (an undo snapshot it carries is not sent: in no view, as at the top level; the
-        # others keep their numbers)
-        entries = [(k, e) for k, e in _entries(history) if sent(e.get("type"))]
+        # (an undo snapshot it carries is not sent, nor a type not named: in no view, as
+        # at the top level; the others keep their numbers)
+        entries = []
+        for k, e in _entries(history):
+            if sent(e.get("type")):
+                entries.append((k, e))
+            else:
+                unsent.append(response_item(e, f"{cid}.{k + 1}", line, ts))
         wanted = [fingerprint(entry) for _k, entry in entries]
         # Where the earlier items of each of those keys are (only those: a long view has
         # many), each matched once, first to last.
@@ -252,6 +261,7 @@ def replay(
         EntryIds(folded, id_of, made=made),
         folded_at,
         note,
+        unsent,
     )
 
 

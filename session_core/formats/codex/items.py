@@ -46,10 +46,21 @@ NEEDS_CALL_ID = ("function_call", "custom_tool_call")
 # Response items Codex never sends to the model (kept in the raw view only).
 NOT_SENT = ("ghost_snapshot",)
 # The encrypted compaction item (``compaction_summary``: its older name, which upstream
-# still reads as it, ``#[serde(alias)]``).
-COMPACTION_TYPES = ("compaction", "compaction_summary")
+# still reads as it, ``#[serde(alias)]``; ``context_compaction``: the newer marker, its
+# ``encrypted_content`` optional).
+COMPACTION_TYPES = ("compaction", "compaction_summary", "context_compaction")
+# Another agent's message to this one (``agent_message {author, recipient, content:
+# [input_text | encrypted_content]}``): input the model reads, as it reads a user's
+# (an ``inter_agent_communication`` line is one as it was delivered: ``agent_message_of``).
+AGENT_MESSAGE = "agent_message"
+# The tools a turn adds to those the model may call (``additional_tools {role, tools}``).
+ADDED_TOOLS = "additional_tools"
 # The response items Codex sends to the model: what the replayed view holds.
-SENT = frozenset(("message", "reasoning", *CALL_TYPES, *OUTPUT_TYPES, *COMPACTION_TYPES))
+_KINDS = ("message", "reasoning", AGENT_MESSAGE, ADDED_TOOLS)
+SENT = frozenset((*_KINDS, *CALL_TYPES, *OUTPUT_TYPES, *COMPACTION_TYPES))
+# The items whose text is a turn's prompt where the turn has none yet (a user's, or the
+# task another agent gave: a v2 subagent's arrives so, and nothing else says it).
+PROMPT_TYPES = ("message", AGENT_MESSAGE)
 
 
 def sent(item_type: object) -> bool:
@@ -57,7 +68,8 @@ def sent(item_type: object) -> bool:
     level or copied into a compaction's history: not an undo snapshot (``NOT_SENT``:
     upstream keeps it there so that ``/undo`` still works, and leaves it out of each
     request), nor an item of a type this reader does not name (upstream reads such an
-    item as ``Other``, which no request holds: ``is_api_message``), kept and shown raw."""
+    item as ``Other``, which no request holds: ``is_api_message``), kept and shown raw.
+    ``SENT`` is the variants upstream's ``should_persist_response_item`` keeps."""
     return type(item_type) is str and item_type in SENT  # (a type written as a list: none)
 
 
@@ -311,14 +323,81 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
         return Item(item_id, "tool", [part], line, ts=ts)
     if kind in COMPACTION_TYPES:
         encrypted = payload.get("encrypted_content")
-        size = len(encrypted) if isinstance(encrypted, str) else 0
-        part = Part("other", f"[compaction summary, encrypted, {size:,} chars]", name="compaction")
+        said = (
+            f"[compaction summary, encrypted, {_size(encrypted):,} chars]"
+            if isinstance(encrypted, str) or kind != "context_compaction"
+            else "[compaction marker, no content]"  # (its content is optional)
+        )
+        part = Part("other", said, name="compaction")
         part.data = payload
         return Item(item_id, "system", [part], line, kind="compaction", ts=ts)
+    if kind == AGENT_MESSAGE:
+        return Item(item_id, "user", agent_message_parts(payload), line, ts=ts)
+    if kind == ADDED_TOOLS:
+        role = str_or_none(payload.get("role")) or "developer"
+        part = Part("other", tools_said(payload.get("tools")), name=ADDED_TOOLS, data=payload)
+        return Item(item_id, role, [part], line, ts=ts, sticky=role in STICKY_ROLES)
     role = str_or_none(payload.get("role")) or "system"
     return Item(
         item_id, role, [Part("other", compact(payload), name=str(kind))], line, kind="record", ts=ts
     )
+
+
+def _size(text: Any) -> int:
+    return len(text) if isinstance(text, str) else 0
+
+
+def agent_message_parts(payload: dict[str, Any]) -> list[Part]:
+    """An agent message as parts: who sent it to whom (``from /root/worker to /root``),
+    then its content, its text verbatim, an encrypted block said as one (its size)."""
+    author, recipient = payload.get("author"), payload.get("recipient")
+    who = f"from {_path(author)} to {_path(recipient)}"
+    parts = [Part("other", who, name=AGENT_MESSAGE)]
+    content = payload.get("content")
+    for block in content if isinstance(content, list) else [content]:
+        if isinstance(block, dict) and block.get("type") == "encrypted_content":
+            size = _size(block.get("encrypted_content"))
+            said = f"[agent message, encrypted, {size:,} chars]"
+            parts.append(Part("other", said, name="encrypted_content", data=block))
+        elif block is not None:
+            parts.extend(content_parts(block if isinstance(block, str) else [block]))
+    return parts
+
+
+def _path(value: Any) -> str:
+    return value if isinstance(value, str) else compact(value)
+
+
+def agent_message_of(payload: dict[str, Any]) -> dict[str, Any]:
+    """An ``inter_agent_communication`` line's payload (``{author, recipient,
+    other_recipients, content, trigger_turn}``) as the ``agent_message`` the model is
+    given (upstream's ``to_model_input_item``: its content as text; where it is
+    encrypted, a heading of who sent what, then the encrypted block)."""
+    author, recipient = payload.get("author"), payload.get("recipient")
+    encrypted = payload.get("encrypted_content")
+    blocks: list[dict[str, Any]]
+    if isinstance(encrypted, str):
+        task = "NEW_TASK" if payload.get("trigger_turn") is True else "MESSAGE"
+        heading = (
+            f"Message Type: {task}\nTask name: {_path(recipient)}\n"
+            f"Sender: {_path(author)}\nPayload:\n"
+        )
+        blocks = [
+            {"type": "input_text", "text": heading},
+            {"type": "encrypted_content", "encrypted_content": encrypted},
+        ]
+    else:
+        blocks = [{"type": "input_text", "text": payload.get("content")}]
+    return {"type": AGENT_MESSAGE, "author": author, "recipient": recipient, "content": blocks}
+
+
+def tools_said(tools: Any) -> str:
+    """The tools an ``additional_tools`` item gives the model, by name (the rest of each
+    in its line): ``tools added: lookup, mcp/search``."""
+    names = found_tools(tools)
+    if not isinstance(names, str):
+        return f"tools added: {compact(tools)}"
+    return f"tools added: {names.replace(chr(10), ', ') or '(none)'}"
 
 
 def output_call_id(written: Any) -> str | None:
@@ -355,6 +434,10 @@ def fingerprint(payload: dict[str, Any]) -> int:
     if kind == "reasoning":
         encrypted = str_or_none(payload.get("encrypted_content"))
         return reasoning_key(encrypted, _texts(payload.get("summary")))
+    if kind == AGENT_MESSAGE:  # (by what it says, not how its keys are ordered: one of an
+        # ``inter_agent_communication`` line is made here)
+        said = (payload.get("author"), payload.get("recipient"), payload.get("content"))
+        return hash((kind, *(compact(value) for value in said)))
     return hash(compact(payload))
 
 
@@ -394,15 +477,20 @@ def field(item: dict[str, Any], snake: str) -> Any:
 
 
 __all__ = [
+    "ADDED_TOOLS",
+    "AGENT_MESSAGE",
     "CALL_TYPES",
     "COMPACTION_TYPES",
     "NEEDS_CALL_ID",
     "NOT_SENT",
     "OUTPUT_TYPES",
+    "PROMPT_TYPES",
     "SENT",
     "SETTLED_BY_STATUS",
     "STICKY_ROLES",
     "TEXT_BLOCKS",
+    "agent_message_of",
+    "agent_message_parts",
     "call_arguments",
     "call_id_from",
     "call_id_of",
@@ -428,4 +516,5 @@ __all__ = [
     "searched",
     "sent",
     "settled_by_status",
+    "tools_said",
 ]

@@ -18,6 +18,7 @@ from .items import (
     CALL_TYPES,
     NEEDS_CALL_ID,
     OUTPUT_TYPES,
+    PROMPT_TYPES,
     SETTLED_BY_STATUS,
     STICKY_ROLES,
     call_id_from,
@@ -264,7 +265,7 @@ class CodexResponses(CodexCalls):
             if self.implicit and role in _ANSWERS:  # a prompted run ends with its last
                 self.answered = kind == "message" and role == "assistant"  # answer
                 self.implicit_last = (line, ts)
-            if kind == "message" and role == "user" and run.prompt is None:
+            if role == "user" and run.prompt is None and kind in PROMPT_TYPES:
                 run.prompt = prompt_of(parts)
         else:  # (the run an end event makes takes it)
             self.runless_items += 1

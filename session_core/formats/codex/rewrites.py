@@ -47,10 +47,16 @@ class CodexRewrites(CodexResponses):
         # (a later rewrite folds them: its rows say them, read again from this line)
         source = self.part_source if written and self.rereadable() else None
         made_items.add(line, made, None if source is None else (source, self.span))
-        for entry in made if written else ():
-            if entry.text and entry.text != message:
-                name = f"replacement item {entry.id.rsplit('.', 1)[1]} ({entry.role})"
-                parts.append(Part("other", entry.text, name=name))
+        # (each in the order written: one with no text, an encrypted compaction item or a
+        # tools list, by what it says; one not sent, by what its record row says)
+        unsent = {entry.id for entry in replayed.unsent}
+        for entry in sorted([*made, *replayed.unsent], key=_place) if written else ():
+            said = "\n".join(part.text for part in entry.parts if part.text)
+            if not said:  # (an encrypted reasoning, say: its kind, what it is)
+                said = f"({entry.parts[0].kind if entry.parts else 'empty'}, no text)"
+            if said != message:
+                role = "not sent" if entry.id in unsent else entry.role
+                parts.append(Part("other", said, name=f"replacement item {_place(entry)} ({role})"))
         self._add(parts, line, "system", "compaction", ts, keep=True)
         compaction = Compaction(
             id=cid,
@@ -112,6 +118,11 @@ class CodexRewrites(CodexResponses):
         )
         # (the next request's context is after this, not after a compaction before it)
         self.awaiting_after = self.context_tokens = None
+
+
+def _place(item: Item) -> int:
+    """A replacement history's item's place in it (its id: ``L<line>.<place>``)."""
+    return int(item.id.rsplit(".", 1)[1])
 
 
 __all__ = ["CodexRewrites"]
