@@ -201,8 +201,8 @@ class CodexBuilder(CodexEvents):
                 self._record(record, line, ts, other=kind not in LINE_TYPES)
             return
         try:
-            if kind == "response_item":
-                self._response(payload, line, ts)
+            if kind == "response_item":  # (its harness metadata beside it: upstream's)
+                self._response(payload, line, ts, record.get("metadata"))
             elif kind == "event_msg":
                 self._event(payload, line, ts)
             elif kind == "turn_context":
@@ -338,7 +338,7 @@ class CodexBuilder(CodexEvents):
         if payload.get("type") in OUTPUT_TYPES:
             outcome = decode_output(output_of(payload))
             return [result_part(outcome, payload.get("call_id"))]
-        return response_item(payload, "", 0, None).parts
+        return response_item(payload, "", 0, None, record.get("metadata")).parts
 
     shown_parts = staticmethod(rows.shown_parts)
 

@@ -17,7 +17,7 @@ from ...indexing import loads_payload
 from ...model import Item
 from ...parts import CHANGED, Part, PartSource
 from ...view_ids import ViewIds
-from .items import fingerprint, message_key, response_item, sent
+from .items import fingerprint, message_key, response_item, sent_with
 from .user_turns import Shape, first_turn, kept_user_messages
 
 # A ``compacted`` line's source, span and time, and the ids and roles of what it made.
@@ -73,14 +73,30 @@ def _history_items(line: int, source: PartSource, span: int, ts: str | None) -> 
     except ValueError:
         return {}
     payload = record.get("payload") if isinstance(record, dict) else None
-    history = payload.get("replacement_history") if isinstance(payload, dict) else None
+    if not isinstance(payload, dict):
+        return {}
+    history = payload.get("replacement_history")
     if not isinstance(history, list):
         return {}
-    items = (response_item(e, f"L{line}.{k}", line, ts) for k, e in _entries(history, 1))
+    metadata = history_metadata(payload, history)
+    items = (
+        response_item(e, f"L{line}.{k}", line, ts, metadata[k - 1]) for k, e in _entries(history, 1)
+    )
     found = {item.id: item for item in items}
     for item in found.values():  # (asked for as a later compaction's: marked as it marks them)
         item.marks.append("folded")
     return found
+
+
+def history_metadata(payload: dict[str, Any], history: list[Any]) -> list[Any]:
+    """The harness metadata of each item of a replacement history (upstream writes it
+    beside them, ``replacement_history_metadata``, one entry per item); None for each
+    where there is none, or not one for each (upstream refuses such a line: here its
+    items are read as if it had none, what it says kept in its line)."""
+    metadata = payload.get("replacement_history_metadata")
+    if isinstance(metadata, list) and len(metadata) == len(history):
+        return metadata
+    return [None] * len(history)
 
 
 def _entries(history: list[Any], start: int = 0) -> list[tuple[int, dict[str, Any]]]:
@@ -196,11 +212,12 @@ def replay(
         # (an undo snapshot it carries is not sent, nor a type not named: in no view, as
         # at the top level; the others keep their numbers)
         entries = []
+        metadata = history_metadata(payload, history)
         for k, e in _entries(history):
-            if sent(e.get("type")):
+            if sent_with(e.get("type"), metadata[k]):
                 entries.append((k, e))
             else:
-                unsent.append(response_item(e, f"{cid}.{k + 1}", line, ts))
+                unsent.append(response_item(e, f"{cid}.{k + 1}", line, ts, metadata[k]))
         wanted = [fingerprint(entry) for _k, entry in entries]
         # Where the earlier items of each of those keys are (only those: a long view has
         # many), each matched once, first to last.
@@ -216,7 +233,7 @@ def replay(
                 item = view[positions.pop(0)]
                 kept.append(item)
             else:
-                item = response_item(entry, f"{cid}.{k + 1}", line, ts)
+                item = response_item(entry, f"{cid}.{k + 1}", line, ts, metadata[k])
             new_view.append(item)
             new_keys.append(key)
         note = f"replacement history: {len(history):,} items, {len(kept):,} kept"
@@ -277,4 +294,4 @@ def _shortened(parts: list[Part], fits: int, ident: str, line: int, ts: str | No
     return Item(ident, "user", [Part("text", shown)], line, ts=ts)
 
 
-__all__ = ["EntryIds", "MadeItems", "Replayed", "replay"]
+__all__ = ["EntryIds", "MadeItems", "Replayed", "history_metadata", "replay"]

@@ -12,6 +12,7 @@ from typing import Any
 from ...model import Item
 from ...parts import Part
 from ...text import str_or_none
+from .configuration import CONFIGURATION, configuration_said, harness_authored, without_metadata
 from .tools import (
     Outcome,
     audio_url,
@@ -75,7 +76,17 @@ def sent(item_type: object) -> bool:
 
 def named(item_type: object) -> bool:
     """Is ``item_type`` a response item type this reader names (sent or not)?"""
-    return type(item_type) is str and (item_type in SENT or item_type in NOT_SENT)
+    return type(item_type) is str and (
+        item_type in SENT or item_type in NOT_SENT or item_type == CONFIGURATION
+    )
+
+
+def sent_with(item_type: object, metadata: Any) -> bool:
+    """``sent``, for an item whose harness ``metadata`` (written beside it) may decide:
+    a configuration update is sent only where the harness wrote it."""
+    if item_type == CONFIGURATION:
+        return harness_authored(metadata)
+    return sent(item_type)
 
 
 TEXT_BLOCKS = ("input_text", "output_text", "text", "summary_text", "Text")  # shown as text
@@ -238,7 +249,7 @@ def call_arguments(payload: dict[str, Any]) -> tuple[Any, str]:
     return parsed, shown_arguments(name, raw, parsed)
 
 
-_IMAGE_CALL_OWN = ("result", "type", "id", "status")
+_IMAGE_CALL_OWN = ("result", "type", "id", "status", "metadata")  # (metadata: no call's)
 
 
 def carried_result(payload: dict[str, Any]) -> str | None:
@@ -290,8 +301,11 @@ def ghost_said(payload: dict[str, Any]) -> str:
     return f"undo snapshot {ident or '(no id)'}"
 
 
-def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | None) -> Item:
-    """One response item as a conversation item (unknown types kept as a raw record)."""
+def response_item(
+    payload: dict[str, Any], item_id: str, line: int, ts: str | None, metadata: Any = None
+) -> Item:
+    """One response item as a conversation item (unknown types kept as a raw record);
+    ``metadata``: the harness's, written beside it."""
     kind = payload.get("type")
     if kind == "message":
         role = str_or_none(payload.get("role")) or "user"
@@ -337,6 +351,12 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
         role = str_or_none(payload.get("role")) or "developer"
         part = Part("other", tools_said(payload.get("tools")), name=ADDED_TOOLS, data=payload)
         return Item(item_id, role, [part], line, ts=ts, sticky=role in STICKY_ROLES)
+    if kind == CONFIGURATION:  # (the harness's setting, kept by compactions as its
+        # instructions are: a developer's, sticky, where it is sent)
+        authored = harness_authored(metadata)
+        said = configuration_said(payload, authored)
+        part = Part("other", said, name=CONFIGURATION, data=payload)
+        return Item(item_id, "developer", [part], line, ts=ts, sticky=authored)
     role = str_or_none(payload.get("role")) or "system"
     return Item(
         item_id, role, [Part("other", compact(payload), name=str(kind))], line, kind="record", ts=ts
@@ -438,7 +458,7 @@ def fingerprint(payload: dict[str, Any]) -> int:
         # ``inter_agent_communication`` line is made here)
         said = (payload.get("author"), payload.get("recipient"), payload.get("content"))
         return hash((kind, *(compact(value) for value in said)))
-    return hash(compact(payload))
+    return hash(compact(without_metadata(payload)))  # (as upstream reads it)
 
 
 def call_key(kind: str, call_id: str | None, ident: str | None) -> int:
@@ -515,6 +535,7 @@ __all__ = [
     "result_part",
     "searched",
     "sent",
+    "sent_with",
     "settled_by_status",
     "tools_said",
 ]

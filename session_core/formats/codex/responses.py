@@ -34,7 +34,7 @@ from .items import (
     reasoning_parts_of,
     response_item,
     result_part,
-    sent,
+    sent_with,
     settled_by_status,
 )
 from .lines import block_texts, text_blocks
@@ -91,7 +91,10 @@ class CodexResponses(CodexCalls):
 
     # -- response items ---------------------------------------------------------------
 
-    def _response(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
+    def _response(
+        self, payload: dict[str, Any], line: int, ts: str | None, metadata: Any = None
+    ) -> None:
+        """A response item; ``metadata``: the harness's, its line's beside the payload."""
         kind = payload.get("type")
         item_id = f"L{line}"
         if kind in OUTPUT_TYPES:
@@ -106,8 +109,8 @@ class CodexResponses(CodexCalls):
             odd = None if isinstance(written, str) else written  # (a number: said as written)
             self._output(part.call_id, outcome, index, line, ts, part, written=odd)
             return
-        item = response_item(payload, item_id, line, ts)
-        if not sent(kind):
+        item = response_item(payload, item_id, line, ts, metadata)
+        if not sent_with(kind, metadata):
             if self.best != RESPONSE:
                 self._settle_source(RESPONSE)
             self._add(item.parts, line, item.role, "record", ts)
