@@ -9,10 +9,13 @@ import os
 from pathlib import Path
 
 import pytest
+from claude_code_helpers import FMT
 from claude_code_writer import CCWriter, text, usage
-from helpers import screen_lines
+from helpers import follow_into, screen_lines
 from model_screen_helpers import IDLE, opened
 from test_claude_code_variants import both
+
+from session_core.follow_update import FollowUpdate
 
 
 def _raw_texts(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -111,3 +114,63 @@ async def test_a_response_written_again_says_its_first_copys_usage_is_the_copys(
         [head] = [line for line in screen_lines(app) if "line 5 " in line]
         assert "usage counted with its copy" in head and "78,169 tok" in head, head
     assert export(path, "md", "raw").count("usage counted with its copy") == 1
+
+
+def _side_then_main(path: Path) -> Path:
+    """A subagent's response in the session's file (a sidechain), then the same response
+    (its message id and request id) on the main chain: the main chain's takes its place."""
+    w = CCWriter()
+    w.user("build it")
+    [m1] = w.assistant("m1", [text("asking a subagent")], usage=usage(10, 5), stop="end_turn")
+    side = w.user("subagent prompt", parent=None, sidechain=True)
+    answer = [text("the shared answer")]
+    w.assistant("mX", answer, usage=usage(100, 50), parent=side, sidechain=True, stop="end_turn")
+    w.user("next", parent=m1)
+    w.assistant("mX", answer, usage=usage(100, 50), stop="end_turn")
+    path = w.write(path)
+    os.utime(path, (IDLE, IDLE))
+    return path
+
+
+def test_a_sidechain_response_the_main_chain_copied_says_its_usage_is_the_copys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader counts the response once, with the main chain's copy: the sidechain's
+    line shows its usage as written, marked as counted with its copy, in the raw view
+    and its export alike (as a response written again where it was), followed too."""
+    from session_core.export import export
+
+    path = _side_then_main(tmp_path / "s.jsonl")
+    t = both(path, monkeypatch)
+    assert (t.usage.input_tokens, t.usage.output_tokens) == (110, 55)  # (once)
+    [first, side, copy] = [i for i in t.raw if i.usage is not None]
+    assert (side.line, copy.line) == (4, 6) and side.usage == copy.usage
+    assert side.marks == ["sidechain", "usage counted with its copy"] and copy.marks == []
+    assert first.marks == []
+    assert export(path, "md", "raw").count("usage counted with its copy") == 1
+    # Followed a line or two at a time, a snapshot after each: the sidechain's line,
+    # marked at an earlier snapshot, is marked again once its copy comes.
+    live = FMT.live(str(path))
+    marks: list[list[str]] = []
+
+    def apply(update: FollowUpdate) -> None:
+        live.apply(update)
+        marks[:] = [i.marks for i in live.transcript(writer_alive=False).raw]
+
+    follow_into(apply, path, 600, live.format.parsed_updates)
+    assert marks == [i.marks for i in t.raw]
+
+
+async def test_the_raw_view_marks_a_sidechain_response_the_main_chain_copied(
+    tmp_path: Path,
+) -> None:
+    path = _side_then_main(tmp_path / "s.jsonl")
+    async with opened(path, (160, 40)) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("r")
+        await pilot.pause(0.2)
+        assert view.mode == "raw"
+        view.jump_to(next(n for n, i in enumerate(view.items) if i.line == 4))
+        await pilot.pause(0.1)
+        [head] = [line for line in screen_lines(app) if "line 4 " in line]
+        assert "usage counted with its copy" in head, head

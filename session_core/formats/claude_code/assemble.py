@@ -390,8 +390,8 @@ def _mark(
     queued = column.kind_codes("queued") + column.kind_codes("queue")
     kinds = column.kind
     finishes = b.finishes
-    # (a response written again where it was: the earlier copy, its usage the copy's)
-    superseded = set(b.copy_of.values()) if b.copy_of else _NO_ITEMS
+    # (a response whose place a copy took: the earlier, its usage the copy's)
+    superseded = b.counted_with_copy or _NO_ITEMS
     for index in range(start, len(column)):
         node = raw_node[index]
         flag = raw_flags[index]

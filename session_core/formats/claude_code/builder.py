@@ -110,6 +110,10 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # A response written again where it was (``conversation``): the earlier one's item
         # (its calls are the copy's: not made again)
         self.copy_of: dict[int, int] = {}
+        # The items of responses another took the place of (written again where it was, or
+        # the other side's copy): their usage, shown as written, is counted with the copy's
+        # (the raw view's mark, ``USAGE_WITH_COPY``)
+        self.counted_with_copy: set[int] = set()
         self.moved_calls: set[int] = set()  # its answered calls, till the copy's results
         # The nodes any compaction folded (a byte each, 1: folded), and how many of the
         # boundaries are in it: a boundary's chain is worked out once, so it is OR-ed in

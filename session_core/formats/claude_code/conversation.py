@@ -83,14 +83,12 @@ def assistant(
         turn = responses.run[found] if again else len(b.runs) - 1
         response = responses.add(key, item, side, turn, found, reused=reused)
         if found >= 0:
-            b.usage.replaced(found)
+            _replaced(b, found)
         if not b.off and b.runs:
             run = b.runs[-1]
             run.items += 1
             if again:
-                b.copy_of[response] = earlier = responses.raw[found]
-                if b.chain is not None and earlier < b.chain.items:
-                    b.chain = None  # (its mark, ``USAGE_WITH_COPY``: marked again; rare)
+                b.copy_of[response] = responses.raw[found]
                 _in_turn(b, turn, found, response)
             else:
                 run.responses.append(response)
@@ -226,6 +224,17 @@ def _written_where_it_was(b: ClaudeCodeBuilder, found: int, node: int) -> bool:
     threads = b.threads
     parent = threads.parent_of(node)
     return parent >= 0 and parent == threads.parent_of(first)
+
+
+def _replaced(b: ClaudeCodeBuilder, found: int) -> None:
+    """Response ``found`` had its place taken by a copy (written again where it was, or
+    the other side's): its usage is counted with the copy's alone, and its item, which
+    shows it as written, says so (``USAGE_WITH_COPY``)."""
+    b.usage.replaced(found)
+    earlier = b.responses.raw[found]
+    b.counted_with_copy.add(earlier)
+    if b.chain is not None and earlier < b.chain.items:
+        b.chain = None  # (marked already: marked again, from the start; rare)
 
 
 def _in_turn(b: ClaudeCodeBuilder, turn: int, old: int, new: int) -> None:
