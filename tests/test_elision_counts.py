@@ -187,13 +187,18 @@ def _agentgo(path: Path, *, request_after: bool) -> Path:
 async def test_an_agentgo_projection_says_what_it_stubbed_once_a_request_says(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    sent = await _header(open_transcript(_agentgo(tmp_path / "a.jsonl", request_after=True)))
+    path = _agentgo(tmp_path / "a.jsonl", request_after=True)
+    sent = await _header(open_transcript(path))
     assert "0 compactions · 1 elision (1 message stubbed)" in sent, sent
+    md = export(path, "md", "replayed").replace("\\", "")
+    assert "| compactions and elisions | 0 compactions, 1 elision (1 message stubbed) |" in md
     # none follows yet: what it stubs is not known, never said 0
     path = _agentgo(tmp_path / "b.jsonl", request_after=False)
     unsent = await _header(open_transcript(path))
     assert "0 compactions · 1 elision (not sent yet)" in unsent, unsent
     assert "(1 elision not sent yet)" in unsent and "0 messages" not in unsent
+    md = export(path, "md", "raw").replace("\\", "")
+    assert "| compactions and elisions | 0 compactions, 1 elision (not sent yet) |" in md
     # check's streaming read keeps no request: the projection counted alone
     _, out, _ = run_cli(capsys, "check", str(path))
     assert ", 1 elision, usage" in out, out
