@@ -11,6 +11,7 @@ from .cells import clip_cells, cut_cells, head_for, pad_cells
 from .diff_model import place_said
 from .elisions import per_line
 from .formats.v1.items import message_parts
+from .formats.v1.overlays import replay_counts
 from .indexed import Indexed
 from .replay import Compaction, Elision, ReplayState, payload_of
 from .search import call_said
@@ -234,8 +235,7 @@ def _diff_lines(state: ReplayState, path: str) -> Iterator[str]:
     yield from [
         f"{name_line(path)}: {count(raw_messages, 'message line')} in the file, "
         f"{count(len(state.entries), 'message')} sent next; "
-        f"{count(len(state.compactions), 'compaction')}, "
-        f"{count(len(state.elisions), 'elision')}",
+        + ", ".join(replay_counts(state).said("compaction", "elision")),
         "legend: '=' sent as written  '~' sent elided  '-' not sent: folded into a summary  "
         "'+' a compaction's summary, sent",
         "        (in the order sent: a summary where it is sent, [its place], after what it "

@@ -79,6 +79,12 @@ class Elisions(ListLike[Elision]):
     def __len__(self) -> int:
         return len(self._lines)
 
+    @property
+    def line_count(self) -> int:
+        """How many elision lines were applied (one that stubs nothing too): the elisions
+        every surface counts, where ``len`` counts the messages they stubbed."""
+        return len(self._line_ids)
+
     def elision_id(self, index: int) -> str:
         """Record ``index``'s elision line id (no ``Elision`` made)."""
         return self._line_ids[self._lines[index]]

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .agentgo.folds import ContextFolds, unsent_events
+from .agentgo.folds import ContextFolds, context_compactions, unsent_events
 from .agentgo.messages import message_role
 from .agentgo.stored import Committed
 from .agentgo.view import AgentGoView, Call, message_text, state_said
@@ -37,8 +37,9 @@ from .formats.agentgo.asked import unstarted_state
 from .formats.agentgo.raw_rows import failure_item
 from .json_out import readable_json
 from .message_usage import exec_end_usage
-from .model import UNSENT, projection_dropped
+from .model import UNSENT, overlay_counts, projection_dropped
 from .open_work import IN_FLIGHT, agentgo_open_work, open_work_said
+from .overlay_said import OVERLAYS_FACT
 from .text import Name, count_text, finish_mark, written_count
 from .titles import agentgo_prompt, first_of
 from .tool_ops import ask_in_run, ask_of, state_label, state_tone
@@ -279,6 +280,9 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         ),
         ("usage", _usage_fact(tally)),
     ]
+    if folds is not None:  # (as the header counts them: each event once, what it stubbed)
+        overlays = overlay_counts(context_compactions(agv, folds))
+        facts.insert(-1, (OVERLAYS_FACT, ", ".join(overlays.said("compaction", "elision"))))
     in_flight = open_work_said(agentgo_open_work(agv))
     if in_flight is not None:  # (what its writer left in flight: ``check``'s words)
         facts.insert(-1, (IN_FLIGHT, in_flight))

@@ -40,9 +40,20 @@ from .exportdoc import (
     Item as DocItem,
 )
 from .json_out import readable_json
-from .model import Compaction, Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
+from .model import (
+    Compaction,
+    Item,
+    Run,
+    Subagent,
+    ToolOp,
+    Transcript,
+    Usage,
+    overlay_counts,
+    overlay_kind,
+)
 from .op_running import took_said
 from .open_work import IN_FLIGHT, open_work, open_work_said
+from .overlay_said import OVERLAYS_FACT
 from .patch_args import as_patch
 from .text import Name, count, duration_text, named
 from .titles import model_first_prompt
@@ -109,6 +120,9 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     in_flight = open_work_said(open_work(transcript))
     if in_flight is not None:  # (what its writer left in flight: ``check``'s words)
         facts.append((IN_FLIGHT, in_flight))
+    if transcript.compactions:  # (as the header counts them: each elision once, what it stubbed)
+        overlays = overlay_counts(transcript.compactions)
+        facts.append((OVERLAYS_FACT, ", ".join(overlays.said("compaction", "elision"))))
     facts.append(("usage", transcript.usage.describe(transcript.made_no_response())))
     if transcript.resumed is not None:  # (its usage holds the copied history: the header's words)
         facts.append(("resumed", transcript.resumed.said(as_own=True)))

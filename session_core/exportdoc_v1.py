@@ -37,9 +37,11 @@ from .exportdoc import (
 )
 from .exportdoc_v1_index import V1Index, _calls
 from .formats.v1.model import NAME
+from .formats.v1.overlays import replay_counts
 from .json_out import readable_json
 from .message_usage import counts_as_turn, v1_usage
 from .op_running import took_said
+from .overlay_said import OVERLAYS_FACT
 from .replay import Compaction, ReplayState, payload_of
 from .text import Name, count, count_text, duration_text, finish_mark, str_or_none
 from .times import seconds_between
@@ -358,7 +360,7 @@ class _V1(V1Index):
             ("meta", readable_json(state.meta)),
             ("message lines", f"{state.message_count:,}"),
             ("messages sent next", f"{len(state.entries):,}"),
-            ("compactions / elisions", f"{len(state.compactions)} / {len(state.elisions)}"),
+            (OVERLAYS_FACT, ", ".join(replay_counts(state).said("compaction", "elision"))),
             ("usage", _usage_fact(self.tally)),
         ]
         if state.grants:

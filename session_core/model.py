@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from .item_ends import LAST_LOOK, LineEnds, last_stamp
 from .other_records import OtherRecord
+from .overlay_said import OverlayCounts
 from .parts import LazyPart, Part, PartRef, PartSource, answering, said_beside, said_text
 from .resumed import Resumed
 from .runs import COPIED_CUT, COPIED_USAGE, Run, RunContext, RunState
@@ -206,28 +207,6 @@ class Compaction:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class OverlayCounts:
-    """How many of a transcript's overlays are compactions, elisions and rollbacks."""
-
-    compactions: int = 0
-    elisions: int = 0
-    rollbacks: int = 0
-
-    def said(self, *always: str) -> list[str]:
-        """Each count in words (``2 compactions``, ``1 rollback``), those of no overlay
-        left out but the kinds named in ``always`` (``"compaction"``, ``"elision"``)."""
-        return [
-            count(number, kind)
-            for number, kind in (
-                (self.compactions, "compaction"),
-                (self.elisions, "elision"),
-                (self.rollbacks, "rollback"),
-            )
-            if number or kind in always
-        ]
-
-
 def unsent_overlays(compactions: Sequence[Compaction]) -> list[Compaction]:
     """The overlays no model request follows yet (``Compaction.unsent``): the last ones,
     as a request after an overlay follows every one before it; read from the end (v1's
@@ -245,7 +224,9 @@ def unsent_said(compactions: Sequence[Compaction]) -> str:
     """The overlays no model request follows yet, counted as the header and the Diff
     tab's first row say them: ``(1 compaction not sent yet)``; none: empty."""
     unsent = unsent_overlays(compactions)
-    return f"({', '.join(overlay_counts(unsent).said())} not sent yet)" if unsent else ""
+    if not unsent:
+        return ""
+    return f"({', '.join(overlay_counts(unsent).said(detail=False))} not sent yet)"
 
 
 def overlay_kind(overlay: Compaction) -> tuple[str, str]:
@@ -260,21 +241,34 @@ def overlay_kind(overlay: Compaction) -> tuple[str, str]:
 
 def overlay_counts(compactions: Sequence[Compaction]) -> OverlayCounts:
     """The overlays counted by what they are: a rollback dropped turns, it summarised
-    nothing, so it is no compaction. A sequence that knows its counts without making each
-    overlay tells them (v1's ``Overlays``: a big file has tens of thousands; no rollbacks)."""
-    known = getattr(compactions, "kind_counts", None)
+    nothing, so it is no compaction; an elision is one record (its id and line), however
+    many overlays hold what it stubbed (v1's, one a message), with the messages it
+    stubbed each once. A sequence that knows its counts without making each overlay
+    tells them (v1's ``Overlays``: a big file has tens of thousands)."""
+    known = getattr(compactions, "counted", None)
     if known is not None:
-        folded, stubbed = known()
-        return OverlayCounts(int(folded), int(stubbed))
-    folded = stubbed = rolled = 0
+        counted: OverlayCounts = known()
+        return counted
+    folded = rolled = unknown = 0
+    records: set[tuple[str, int]] = set()
+    stubbed: set[str] = set()
+    dropped: set[str] = set()
     for overlay in compactions:
         if overlay.kind == "elision":
-            stubbed += 1
+            if (overlay.id, overlay.line) not in records:
+                records.add((overlay.id, overlay.line))
+                unknown += overlay.unsent
+            if not overlay.unsent:
+                gone = set(overlay.dropped)
+                dropped |= gone
+                stubbed.update(i for i in overlay.folded if i not in gone)
         elif overlay.trigger == ROLLBACK:
             rolled += 1
         else:
             folded += 1
-    return OverlayCounts(folded, stubbed, rolled)
+    return OverlayCounts(
+        folded, len(records), rolled, len(stubbed), len(dropped - stubbed), unknown
+    )
 
 
 @dataclass(slots=True)

@@ -56,6 +56,9 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
         by_id.setdefault(item.id, item)
     compactions = t.compactions
     kinds = [c.kind for c in compactions]
+    elisions = kinds.count("elision")
+    # (each elision once, with the messages they stubbed each once: these have no unsent)
+    stubbed = {i for c in compactions if c.kind == "elision" for i in c.folded}
     out = [
         (
             "bold",
@@ -63,7 +66,8 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
             f"({count(sum(i.kind in kinds_of(t.format).message for i in raw), 'message')}) · "
             f"replayed: {count(len(t.messages), 'message')} · "
             f"{count(kinds.count('compaction'), 'compaction')}, "
-            f"{count(kinds.count('elision'), 'elision')}",
+            f"{count(elisions, 'elision')}"
+            + (f" ({count(len(stubbed), 'message')} stubbed)" if elisions else ""),
         )
     ]
     if marks:

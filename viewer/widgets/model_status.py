@@ -14,7 +14,7 @@ from session_core.model import (
     Transcript,
     ops_in_state,
     overlay_counts,
-    unsent_overlays,
+    unsent_said,
     unsettled_ops,
 )
 from session_core.open_work import interrupted_said, stopped_by_user
@@ -258,9 +258,9 @@ class ModelStatus(Static):
         interrupted = sum(op.state == "interrupted" for op in busy)
         said = [] if partial else [Text(count(transcript.lines, "line"))]
         sent = Text(f"{len(transcript.messages):,} sent next")
-        unsent = unsent_overlays(transcript.compactions)
+        unsent = unsent_said(transcript.compactions)
         if unsent:  # (what it holds is the last request's: the events after it not in it)
-            sent.append(f" ({', '.join(overlay_counts(unsent).said())} not sent yet)", "yellow")
+            sent.append(f" {unsent}", "yellow")
         said.append(sent)
         tools = Text(count(len(ops), "tool op"))
         failed = ops_in_state(ops, "failed")  # (an outcome not known is not a failure)

@@ -14,6 +14,7 @@ from ...events import LineSource
 from ...model import Transcript, Usage
 from ...open_work import agentgo_open_work
 from ...other_records import others_said
+from ...overlay_said import OverlayCounts
 from ...text import count, ops_said
 from ...tool_ops import state_label
 from ...window_lines import lines_not_known
@@ -242,9 +243,10 @@ class AgentGoFormat(TranscriptFormat):
         # format says them)
         parts.extend(others_said(len(view.unknown)))
         kinds = [kind for _seq, _run, kind, _data in view.context_events]
-        for kind, what in (("context_compacted", "compaction"), ("context_projected", "elision")):
-            if kind in kinds:  # (as every format's note counts them; replay lists them)
-                parts.append(count(kinds.count(kind), what))
+        # (as every format's note counts them; replay lists them. What a projection
+        # stubbed its next request says, and a streaming read keeps no request: not said)
+        counts = OverlayCounts(kinds.count("context_compacted"), kinds.count("context_projected"))
+        parts += counts.said(detail=False)
         # (a response counted for every model call answered: none counted, none made)
         parts.append(usage_said(Usage.of_totals(usage.tally(view).transcript), True))
         return note_of(parts, view.warnings)

@@ -164,6 +164,7 @@ class V1Format(TranscriptFormat):
         from ...other_records import others_said
         from ...usage import tally_state
         from .others import unknown_at
+        from .overlays import replay_counts
 
         state = self._state(path, facts=True)
         alive = self.writer_alive(path)
@@ -173,13 +174,8 @@ class V1Format(TranscriptFormat):
         parts += check_ops(state, alive)
         # (the lines of a type not named, kept in events: said as every format says them)
         parts += others_said(len(unknown_at(state)))
-        # (as every format's note counts them: v1's said none, where its replay lists them)
-        for number, what in (
-            (len(state.compactions), "compaction"),
-            (len(state.elisions), "elision"),
-        ):
-            if number:
-                parts.append(count(number, what))
+        # (as every format's note counts them: each elision line once, with what it stubbed)
+        parts += replay_counts(state).said()
         # (a response counted for every model output: none counted, none made)
         parts.append(usage_said(Usage.of_totals(tally_state(state).transcript), True))
         return note_of(parts, state.warnings)

@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 from ...indexed import Indexed
 from ...item_heights import FOLD_PARTS
 from ...model import Compaction, Part
+from ...overlay_said import OverlayCounts
 from ...text import WRITTEN_NULL, count, count_text
 
 if TYPE_CHECKING:
+    from ...elisions import Elisions
     from ...replay import Compaction as ReplayCompaction
     from ...replay import Elision, ReplayState
 
@@ -25,16 +27,25 @@ def compactions_of(state: ReplayState, lines: dict[str, int] | None = None) -> l
     ]
 
 
+def replay_counts(state: ReplayState) -> OverlayCounts:
+    """A v1 replay's compactions and elision lines, and the messages those stubbed (each
+    once): what ``check``, ``diff``, the export and the header count (``Overlays``)."""
+    elisions = state.elisions
+    return OverlayCounts(len(state.compactions), elisions.line_count, stubbed=len(elisions.mids))
+
+
 class Overlays(Indexed[Compaction]):
     """A snapshot's compactions (made), then its first ``n`` elisions, each made from
-    the replay's record when indexed."""
+    the replay's record when indexed (one a message stubbed: ``counted`` says the
+    elision lines and the messages they stubbed, as the replay had them)."""
 
-    __slots__ = ("_elisions", "_lines", "_made", "_n")
+    __slots__ = ("_counts", "_elisions", "_lines", "_made", "_n")
 
     def __init__(
-        self, made: list[Compaction], elisions: Sequence[Elision], n: int, lines: dict[str, int]
+        self, made: list[Compaction], elisions: Elisions, n: int, lines: dict[str, int]
     ) -> None:
         self._made, self._elisions, self._n, self._lines = list(made), elisions, n, lines
+        self._counts = OverlayCounts(len(made), elisions.line_count, stubbed=len(elisions.mids))
 
     def __len__(self) -> int:
         return len(self._made) + self._n
@@ -42,6 +53,10 @@ class Overlays(Indexed[Compaction]):
     def kind_counts(self) -> tuple[int, int]:
         """How many compactions and elisions, none of them made."""
         return len(self._made), self._n
+
+    def counted(self) -> OverlayCounts:
+        """The compactions, the elision lines and the messages they stubbed (each once)."""
+        return self._counts
 
     def _one(self, index: int) -> Compaction:
         made = self._made
