@@ -368,9 +368,12 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
             summary.format = unmarked
             raise first_line_refused(where, 1, head.split(b"\n", 1)[0])
         if name is None:  # (empty as every command says it: past a mark, white space)
-            from .views import blank_file
+            from .views import blank_file, older_document
 
-            summary.reason = "empty" if blank_file(where) else not_a_transcript()
+            if blank_file(where):
+                summary.reason = "empty"
+            else:  # (an older writer's document, said as every command says what it is)
+                summary.reason = older_document(where) or not_a_transcript()
             return
         summary.format = name
         first = records[0]  # (a format claimed the head: its first record is an object)
@@ -451,6 +454,15 @@ LISTED = (".jsonl", ".jsonl.zst")  # what a directory walk looks at (a format de
 FOLDER = "a directory"  # a row's ``unsized`` where it is a folder that cannot be listed
 
 
+def listed_name(name: str) -> bool:
+    """Is a file of this name a row of a directory's walk: a ``*.jsonl`` (compressed too),
+    or one a format names as its older writer's document that no reader reads (the
+    TypeScript Codex CLI's ``rollout-*.json``: ``unread_name``), its row saying so."""
+    from .formats import FORMATS
+
+    return name.endswith(LISTED) or any(fmt.unread_name(name) for fmt in FORMATS)
+
+
 def part_of_another(path: str) -> bool:
     """A file some format says is not a session of its own (a subagent's file, the
     compressed copy of a plain rollout): shown from its session, not as a row."""
@@ -484,8 +496,9 @@ def default_roots(environ: Mapping[str, str] | None = None) -> list[str]:
 def list_transcript_paths(
     root: str | os.PathLike[str], recursive: bool = True, *, folders: list[str] | None = None
 ) -> tuple[list[str], list[FileSummary]]:
-    """Every ``*.jsonl`` below ``root`` (sorted), and a summary per unreadable directory;
-    ``folders``: the directories listed are added to it (the browser looks at them again).
+    """Every file below ``root`` that is a row (``listed_name``: its name says), sorted, and
+    a summary per unreadable directory; ``folders``: the directories listed are added to
+    it (the browser looks at them again).
 
     Symlinked directories are followed once (a loop is cut); ``*.repair``
     leftovers are not transcripts and are skipped.
@@ -538,7 +551,7 @@ def _walk_into(walk: _Walk, directory: str, out: list[str]) -> None:
         if is_dir:
             if walk.recursive:
                 _walk_into(walk, entry.path, out)
-        elif entry.name.endswith(LISTED) and not part_of_another(entry.path):
+        elif listed_name(entry.name) and not part_of_another(entry.path):
             out.append(entry.path)
 
 
@@ -584,6 +597,7 @@ __all__ = [
     "Status",
     "epoch",
     "list_transcript_paths",
+    "listed_name",
     "readable_folders",
     "scan_dir",
     "scan_file",
