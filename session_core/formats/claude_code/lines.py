@@ -431,7 +431,7 @@ def _facts_of(value: Any) -> Said:
     return Said(
         value.get("interrupted") is True,
         str_or_none(value.get("agentId")),
-        value.get("status") in LAUNCHED or value.get("isAsync") is True,
+        str_or_none(value.get("status")) in LAUNCHED or value.get("isAsync") is True,
         str_or_none(value.get("runId")),
         took / 1000 if took is not None else None,
         _spawned(value.get("status"), value.get("teammate_id") or value.get("agent_id")),
