@@ -367,13 +367,12 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
 
             summary.format = unmarked
             raise first_line_refused(where, 1, head.split(b"\n", 1)[0])
-        if name is None:  # (empty as every command says it: past a mark, white space)
-            from .views import blank_file, older_document
+        if name is None:  # (as every command says it: empty past a mark, white space; an
+            from .views import blank_file, older_document  # older writer's document)
 
-            if blank_file(where):
-                summary.reason = "empty"
-            else:  # (an older writer's document, said as every command says what it is)
-                summary.reason = older_document(where) or not_a_transcript()
+            summary.reason = (
+                "empty" if blank_file(where) else older_document(where) or not_a_transcript()
+            )
             return
         summary.format = name
         first = records[0]  # (a format claimed the head: its first record is an object)
@@ -455,9 +454,8 @@ FOLDER = "a directory"  # a row's ``unsized`` where it is a folder that cannot b
 
 
 def listed_name(name: str) -> bool:
-    """Is a file of this name a row of a directory's walk: a ``*.jsonl`` (compressed too),
-    or one a format names as its older writer's document that no reader reads (the
-    TypeScript Codex CLI's ``rollout-*.json``: ``unread_name``), its row saying so."""
+    """Is a file so named a row of a directory's walk: a ``*.jsonl`` (``.zst`` too), or an
+    older writer's document no reader reads, as a format names it (``unread_name``)."""
     from .formats import FORMATS
 
     return name.endswith(LISTED) or any(fmt.unread_name(name) for fmt in FORMATS)
@@ -496,9 +494,8 @@ def default_roots(environ: Mapping[str, str] | None = None) -> list[str]:
 def list_transcript_paths(
     root: str | os.PathLike[str], recursive: bool = True, *, folders: list[str] | None = None
 ) -> tuple[list[str], list[FileSummary]]:
-    """Every file below ``root`` that is a row (``listed_name``: its name says), sorted, and
-    a summary per unreadable directory; ``folders``: the directories listed are added to
-    it (the browser looks at them again).
+    """Every file ``listed_name`` names below ``root`` (sorted), a summary per unreadable
+    directory; ``folders``: the directories listed are added to (looked at again).
 
     Symlinked directories are followed once (a loop is cut); ``*.repair``
     leftovers are not transcripts and are skipped.
@@ -597,7 +594,6 @@ __all__ = [
     "Status",
     "epoch",
     "list_transcript_paths",
-    "listed_name",
     "readable_folders",
     "scan_dir",
     "scan_file",
