@@ -367,10 +367,12 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
 
             summary.format = unmarked
             raise first_line_refused(where, 1, head.split(b"\n", 1)[0])
-        if name is None:  # (empty as every command says it: past a mark, white space)
-            from .views import blank_file
+        if name is None:  # (as every command says it: empty past a mark, white space; an
+            from .views import blank_file, older_document  # older writer's document)
 
-            summary.reason = "empty" if blank_file(where) else not_a_transcript()
+            summary.reason = (
+                "empty" if blank_file(where) else older_document(where) or not_a_transcript()
+            )
             return
         summary.format = name
         first = records[0]  # (a format claimed the head: its first record is an object)
@@ -451,6 +453,14 @@ LISTED = (".jsonl", ".jsonl.zst")  # what a directory walk looks at (a format de
 FOLDER = "a directory"  # a row's ``unsized`` where it is a folder that cannot be listed
 
 
+def listed_name(name: str) -> bool:
+    """Is a file so named a row of a directory's walk: a ``*.jsonl`` (``.zst`` too), or an
+    older writer's document no reader reads, as a format names it (``unread_name``)."""
+    from .formats import FORMATS
+
+    return name.endswith(LISTED) or any(fmt.unread_name(name) for fmt in FORMATS)
+
+
 def part_of_another(path: str) -> bool:
     """A file some format says is not a session of its own (a subagent's file, the
     compressed copy of a plain rollout): shown from its session, not as a row."""
@@ -484,8 +494,8 @@ def default_roots(environ: Mapping[str, str] | None = None) -> list[str]:
 def list_transcript_paths(
     root: str | os.PathLike[str], recursive: bool = True, *, folders: list[str] | None = None
 ) -> tuple[list[str], list[FileSummary]]:
-    """Every ``*.jsonl`` below ``root`` (sorted), and a summary per unreadable directory;
-    ``folders``: the directories listed are added to it (the browser looks at them again).
+    """Every file ``listed_name`` names below ``root`` (sorted), a summary per unreadable
+    directory; ``folders``: the directories listed are added to (looked at again).
 
     Symlinked directories are followed once (a loop is cut); ``*.repair``
     leftovers are not transcripts and are skipped.
@@ -538,7 +548,7 @@ def _walk_into(walk: _Walk, directory: str, out: list[str]) -> None:
         if is_dir:
             if walk.recursive:
                 _walk_into(walk, entry.path, out)
-        elif entry.name.endswith(LISTED) and not part_of_another(entry.path):
+        elif listed_name(entry.name) and not part_of_another(entry.path):
             out.append(entry.path)
 
 

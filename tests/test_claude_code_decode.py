@@ -190,6 +190,23 @@ def test_odd_field_types_both_ways(
     assert everything(FMT.open(path, writer_alive=False)) == everything(by_dict(path, monkeypatch))
 
 
+@pytest.mark.parametrize("status", [["async_launched"], {"a": 1}])
+def test_a_result_status_of_another_type_counts_as_absent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, status: Any
+) -> None:
+    """A ``toolUseResult`` whose ``status`` is a list or an object (the odd-types search
+    found it): the file is read, the call not taken as launched (it raised TypeError:
+    unhashable, a traceback where a field of another type counts as absent)."""
+    w = CCWriter()
+    w.user("start")
+    w.assistant("m1", [text("calling"), tool_use("c1", "Agent", prompt="p")], usage=usage(5, 6))
+    w.result("c1", "done", tool_use_result={"status": status, "agentId": "a1"})
+    path = w.write(tmp_path / "s.jsonl")
+    typed = FMT.open(path, writer_alive=False)
+    assert everything(typed) == everything(by_dict(path, monkeypatch))
+    assert [op.state for op in typed.tool_operations] == ["completed"]
+
+
 def test_split_responses_read_again_by_every_span(tmp_path: Path) -> None:
     """A response over several lines is one item whose parts are read again from each
     of its lines; its folded height is what its parts give."""

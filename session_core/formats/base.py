@@ -206,6 +206,11 @@ class TranscriptFormat(ABC):
         JSON"); None: none of its writers'."""
         return None
 
+    def unread_name(self, name: str) -> bool:
+        """May a file named so be such a document? A directory's walk lists it by its name
+        alone (no other file not ``*.jsonl`` is opened), its row saying what it is."""
+        return False
+
     @abstractmethod
     def builder(self, path: str) -> Builder:
         """A fresh builder for one file."""

@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from session_core.compressed import packed_twin
-from session_core.scan import LISTED, list_transcript_paths, part_of_another, readable_folders
+from session_core.scan import list_transcript_paths, listed_name, part_of_another, readable_folders
 from session_core.text import count
 
 from ..safe import fit_path, one_line
@@ -137,7 +137,9 @@ class DirectoryWatch(Screen[None]):
 
         for changes in watch(
             *(folders if folders is not None else self.bases),
-            watch_filter=lambda _change, path: path.endswith(LISTED) or os.path.isdir(path),
+            watch_filter=lambda _change, path: (
+                listed_name(os.path.basename(path)) or os.path.isdir(path)
+            ),
             debounce=200,
             step=50,
             rust_timeout=250,

@@ -220,11 +220,19 @@ def parts_of(content: Any) -> list[Part]:
     return [Part("other", text=compact(content), name=type(content).__name__)]
 
 
+def message_object(message: Any) -> dict[str, Any] | None:
+    """A line's ``message`` as an object: one written as a bare string, its text (other
+    readers' types say ``message?: string | MessageContent``; read as a plain-string
+    ``content`` is, never dropped). None: no message, or one of another type."""
+    if isinstance(message, dict):
+        return message
+    return {"content": message} if isinstance(message, str) else None
+
+
 def line_parts(record: dict[str, Any]) -> list[Part]:
     """A user or assistant line's parts, whole (as a line read again by span gives them):
     its tool results carry the tool's structured result (``detail``)."""
-    message = record.get("message")
-    message = message if isinstance(message, dict) else {}
+    message = message_object(record.get("message")) or {}
     parts = parts_of(message.get("content"))
     if record.get("type") == "user" and answers_alone(parts):
         result = detail(record.get("toolUseResult"))

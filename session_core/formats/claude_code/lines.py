@@ -204,6 +204,8 @@ def decode(raw: bytes | memoryview, ascii: bool = False) -> Line | None:
 def line_of(record: dict[str, Any]) -> Line:
     """The same facts from a parsed record (a field of another type counts as absent)."""
     message = record.get("message")
+    if type(message) is not dict:  # (a bare string: its text; the rule is ``blocks``')
+        message = blocks.message_object(message)
     data = record.get("data")
     return Line(
         type=str_or_none(record.get("type")),
@@ -222,7 +224,7 @@ def line_of(record: dict[str, Any]) -> Line:
         version=str_or_none(record.get("version")),
         slug=str_or_none(record.get("slug")),
         agentId=str_or_none(record.get("agentId")),
-        message=_message_of(message) if isinstance(message, dict) else None,
+        message=_message_of(message) if message is not None else None,
         data=_data_of(data) if isinstance(data, dict) else None,
         toolUseResult=record.get("toolUseResult"),  # (see Line)
         costUSD=reported_cost(record.get("costUSD")),
@@ -429,7 +431,7 @@ def _facts_of(value: Any) -> Said:
     return Said(
         value.get("interrupted") is True,
         str_or_none(value.get("agentId")),
-        value.get("status") in LAUNCHED or value.get("isAsync") is True,
+        str_or_none(value.get("status")) in LAUNCHED or value.get("isAsync") is True,
         str_or_none(value.get("runId")),
         took / 1000 if took is not None else None,
         _spawned(value.get("status"), value.get("teammate_id") or value.get("agent_id")),

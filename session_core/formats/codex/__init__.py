@@ -114,6 +114,9 @@ class CodexFormat(AgentFormat):
             )
         return None
 
+    def unread_name(self, name: str) -> bool:
+        return name.startswith("rollout-") and name.endswith(".json")  # (``save-rollout.ts``)
+
     def builder(self, path: str) -> Builder:
         from .builder import CodexBuilder
 

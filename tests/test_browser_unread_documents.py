@@ -1,0 +1,98 @@
+"""The TypeScript Codex CLI's sessions (spring 2025: ``~/.codex/sessions/rollout-*.json``,
+one JSON document each) are rows of the browser that say what they are, as every other
+command says it (an audit: the browser left them out, "No session's file below …" where
+they were all there was). Only names a format gives such documents are opened."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from helpers import screen_lines
+from test_browser import browser, scanned, until
+
+from session_core.scan import list_transcript_paths, scan_dir
+from viewer.app import TailscopeApp
+from viewer.screens.model_screen import ModelScreen
+
+REAL = Path(__file__).parent / "fixtures" / "codex-real"
+TS_NAME = "rollout-2025-04-20-1e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b.json"
+SAID = (
+    "a rollout of the TypeScript Codex CLI (2025: one JSON document, {session, items}, "
+    "not JSON lines), which tailscope does not read"
+)
+
+
+def sessions(tmp_path: Path, *, with_rust: bool = False) -> Path:
+    """A Codex home's sessions folder, flat as the TypeScript CLI wrote it: its rollout,
+    a JSON file of another program beside it, and (``with_rust``) a Rust CLI's rollout
+    in its dated folder."""
+    root = tmp_path / ".codex" / "sessions"
+    root.mkdir(parents=True)
+    shutil.copy(REAL / "typescript-cli-2025.json", root / TS_NAME)
+    (root / "settings.json").write_text('{"session": {"id": "x"}, "items": []}\n')
+    if with_rust:
+        day = root / "2025" / "08" / "05"
+        day.mkdir(parents=True)
+        shutil.copy(REAL / "bare-0.34.jsonl", day / "rollout-2025-08-05T12-00-00-0198a3c2.jsonl")
+    return root
+
+
+def test_the_walk_lists_the_document_by_its_name_alone(tmp_path: Path) -> None:
+    root = sessions(tmp_path, with_rust=True)
+    paths, problems = list_transcript_paths(root)
+    names = [os.path.basename(p) for p in paths]
+    # (``settings.json`` holds the same shape: a name no format gives is never opened)
+    assert names == ["rollout-2025-08-05T12-00-00-0198a3c2.jsonl", TS_NAME] and not problems
+    rows = {s.rel: s for s in scan_dir(root)}
+    row = rows[TS_NAME]
+    assert (row.status, row.reason, row.format) == ("not-a-transcript", SAID, None)
+    assert row.messages is None and row.tokens is None  # (nothing counted, none said 0)
+    assert rows["2025/08/05/rollout-2025-08-05T12-00-00-0198a3c2.jsonl"].format == "codex"
+
+
+def test_a_rollout_name_holding_no_such_document_is_said_as_any_other(tmp_path: Path) -> None:
+    (tmp_path / "rollout-2025-04-21-0000.json").write_text('{"note": 1}\n')
+    (row,) = scan_dir(tmp_path)
+    assert row.status == "not-a-transcript" and "its first line is neither" in (row.reason or "")
+
+
+async def test_the_browser_shows_it_and_opening_it_says_what_it_is(tmp_path: Path) -> None:
+    root = sessions(tmp_path)
+    app = TailscopeApp(root)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        path = str(root / TS_NAME)
+        assert screen.order == [path]
+        text = " ".join(" ".join(screen_lines(app)).split())
+        assert "No session's file below" not in text
+        assert f"other: {SAID}" in text, text
+        assert "1 file" in text and "1 other" in text
+        assert screen.cell_text(path, "status") == "other"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ModelScreen))
+        await until(
+            pilot,
+            lambda: (
+                f"This file is not a transcript: is {SAID}"
+                in " ".join(" ".join(screen_lines(app)).split())
+            ),
+        )
+
+
+async def test_mixed_with_rust_rollouts_it_is_counted(tmp_path: Path) -> None:
+    root = sessions(tmp_path, with_rust=True)
+    app = TailscopeApp(root)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        assert screen.table.row_count == 2
+        text = " ".join(" ".join(screen_lines(app)).split())
+        assert "2 files" in text and "1 other" in text, text
+        # one written later (a copy brought back, say) comes as a row, as a .jsonl does
+        later = root / "rollout-2025-04-22-2e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b.json"
+        shutil.copy(REAL / "typescript-cli-2025.json", later)
+        await until(pilot, lambda: str(later) in screen.rows)
+        assert screen.rows[str(later)].reason == SAID
