@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_MAX
 from ..file_lines import feed_file
+from ..item_ends import last_stamp
 from ..line_warnings import first_damage
 from ..model import (
     Item,
@@ -279,11 +280,14 @@ class TranscriptFormat(ABC):
         return self.only_locking_writers and not is_pipe_copy(path)
 
     def written_at(self, path: str | os.PathLike[str]) -> float | None:
-        """When the file's writer last wrote, as its lines say: the last line's time that
-        is given (``Transcript.last_time``, of the file's end: ``tail``), in seconds since
-        the epoch; None where none says (or the file cannot be read from its end)."""
+        """When the file's writer last wrote, as its lines say: the latest time its end
+        (``tail``) states, the last line's that gives one, a header's where no line after
+        it does (not ``last_time``: a mid-2025 Codex rollout begun months ago is long
+        over), in seconds since the epoch; None where none says (or it cannot be read)."""
         end = self.tail(path)
-        return None if end is None else epoch(end.last_time())
+        if end is None:
+            return None
+        return epoch(last_stamp(end.raw if end.line_ends is None else end.line_ends))
 
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         """The whole file, read-only, into the model. ``TranscriptError`` when unreadable."""
