@@ -219,3 +219,19 @@ def test_diff_and_the_tab_say_a_compactions_tokens_alike(tmp_path: Path) -> None
             assert (f", {tokens}" in head) == bool(tokens) == (f" · {tokens}" in row), (head, row)
             said.add(f"{name} {'→' if '→' in tokens else tokens[-6:]}")
     assert {"claude-code before", "claude-code →", "codex →"} <= said, said
+
+
+def test_diff_counts_as_written_the_items_it_lists(tmp_path: Path) -> None:
+    """Its head's "N items as written" is its rows of lines as written: a line of
+    bookkeeping (an event, a record: a mid-2025 rollout's ``record_type`` markers) is
+    neither listed nor counted (it counted a rollout's 3 markers, and its 22 events,
+    and listed none)."""
+    real = Path(__file__).parent / "fixtures" / "codex-real"
+    paths = [(fmt, path) for fmt, path in files(tmp_path) if fmt in ("claude-code", "codex")]
+    paths += [("codex", real / "bare-0.34.jsonl"), ("codex", real / "wrapped-0.46.jsonl")]
+    for fmt, path in paths:
+        head, *rows = "".join(by_name(fmt).diff_chunks(path)).splitlines()
+        listed = [row for row in rows if row[:7] in ("= line ", "- line ", "~ line ")]
+        assert f", {count(len(listed), 'item')} as written, " in head, (path, head)
+    head = "".join(by_name("codex").diff_chunks(real / "bare-0.34.jsonl")).splitlines()[0]
+    assert ": codex, 7 items as written, 6 items sent next," in head
