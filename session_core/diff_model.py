@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from .cells import clip_cells, pad_cells, words_for
 from .column_items import Items, item_key
 from .model import Compaction, Item, Part, Transcript, overlay_counts, overlay_kind
+from .parts import reasoning_said
 from .search import call_said
 from .text import count, count_text, line_pieces, name_line, one_line
 from .view_ids import ViewIds
@@ -293,8 +294,8 @@ def _part_said(part: Part) -> str:
     head = head.strip()
     if more:
         head = f"{head} …" if head else "…"
-    if not head:
-        return ""
+    if not head:  # (reasoning of no text is said so, as the viewer's row says it)
+        return f"[{reasoning_said(part)}]" if part.kind == "reasoning" else ""
     if part.kind == "tool-result":
         return f"← {'error' if part.is_error else 'result'} {head}"
     return f"[reasoning] {head}" if part.kind == "reasoning" else head
