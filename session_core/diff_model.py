@@ -7,8 +7,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .cells import clip_cells, pad_cells, words_for
-from .column_items import item_key
+from .column_items import Items, item_key
 from .model import Compaction, Item, Part, Transcript, overlay_counts, overlay_kind
+from .parts import reasoning_said
 from .search import call_said
 from .text import count, count_text, line_pieces, name_line, one_line
 from .view_ids import ViewIds
@@ -130,7 +131,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
     listed = kinds.message | kinds.conversation
     yield from [
         f"{name_line(transcript.path)}: {transcript.format}, "
-        f"{count(len(raw), 'item')} as written, "
+        f"{count(_rows_of(raw, replayed, listed), 'item')} as written, "
         f"{count(len(sent.ids), 'item')} sent next, "
         + ", ".join(overlay_counts(transcript.compactions).said("compaction", "elision")),
         "",
@@ -176,6 +177,17 @@ def _lines(transcript: Transcript) -> Iterator[str]:
             yield from (f"= {_row(one, '', said)}" for one in sent.beside.pop(item.line, ()))
     while placed:
         yield placed.pop()[1]
+
+
+def _rows_of(raw: Sequence[Item], replayed: set[str], listed: frozenset[str]) -> int:
+    """How many of the items as written ``diff`` gives a row (sent next, or a conversation
+    line not sent): what it counts of them. A line of bookkeeping (an event, a record: a
+    Codex ``record_type`` marker) has none, so none is counted, in any format."""
+    if isinstance(raw, Items):  # (none built: a 1 GB session's kinds asked once a pair)
+        others = raw.having(lambda _role, kind: kind not in listed)
+        sent = sum(1 for at in range(len(others)) if item_key(others, at)[0] in replayed)
+        return len(raw) - len(others) + sent
+    return sum(1 for item in raw if item.id in replayed or item.kind in listed)
 
 
 def _made_dropped(compactions: Sequence[Compaction]) -> list[Item]:
@@ -282,8 +294,8 @@ def _part_said(part: Part) -> str:
     head = head.strip()
     if more:
         head = f"{head} …" if head else "…"
-    if not head:
-        return ""
+    if not head:  # (reasoning of no text is said so, as the viewer's row says it)
+        return f"[{reasoning_said(part)}]" if part.kind == "reasoning" else ""
     if part.kind == "tool-result":
         return f"← {'error' if part.is_error else 'result'} {head}"
     return f"[reasoning] {head}" if part.kind == "reasoning" else head

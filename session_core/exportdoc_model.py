@@ -54,6 +54,7 @@ from .model import (
 from .op_running import took_said
 from .open_work import IN_FLIGHT, open_work, open_work_said
 from .overlay_said import OVERLAYS_FACT
+from .parts import reasoning_said
 from .patch_args import as_patch
 from .text import Name, count, duration_text, named
 from .titles import model_first_prompt
@@ -287,9 +288,7 @@ def _message(
         elif part.kind in ("reasoning", "other"):
             after_text = False
         if part.kind == "reasoning":  # (Claude Code's thinking may keep no text: said so)
-            out.blocks.append(
-                ("reasoning", part.text) if part.text else ("reasoning (no text)", "")
-            )
+            out.blocks.append((reasoning_said(part), part.text))
         elif part.kind == "other":
             text = part.text
             key = (item.id, part.call_id or "")

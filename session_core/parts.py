@@ -62,6 +62,16 @@ class Part:
         return shown, self.size > len(shown)
 
 
+def reasoning_said(part: Part, detail: str = "") -> str:
+    """A reasoning part's label, in one wording on every surface (the viewer's row, the
+    exports' block, ``diff``'s): ``reasoning`` (``detail`` after it in brackets), or
+    ``reasoning (no text)`` where none was kept (a Codex reasoning item whose summary is
+    empty, Claude Code's thinking kept as its signature alone)."""
+    if not part.size:
+        return "reasoning (no text)"
+    return f"reasoning ({detail})" if detail else "reasoning"
+
+
 def said_in_content(part: Part) -> bool:
     """Whether a message's ``content`` (the replay JSON's, ``peek``'s) says ``part``: its
     text, an image's words (``[image image/png]``), and what its reader did not name (a
@@ -431,5 +441,6 @@ __all__ = [
     "head_span",
     "line_head",
     "preview",
+    "reasoning_said",
     "ref_of",
 ]

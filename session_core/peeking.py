@@ -209,8 +209,11 @@ def _open(
             return result, None, None
     fmt = format_of(where)
     if fmt is None:  # what parses is still shown; a read that fails says so instead
-        from .views import unclaimed
+        from .views import older_document, unclaimed
 
+        if older_document(where) is not None:  # (one JSON document an older writer wrote:
+            result.error = str(unclaimed(where))  # no lines to read, what it is alone)
+            return result, None, None
         source = v1_source(where)
         # (empty, a first line's damage, or none: as ``check`` says it, from one place)
         source.error = str(unclaimed(where))

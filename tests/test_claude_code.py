@@ -415,7 +415,7 @@ def test_subagents_over_the_bound_one_warning(
 
 
 def test_check_note_spells_out_few_warnings(tmp_path: Path) -> None:
-    from session_core.formats.base import NOTE_WARNINGS, check_note
+    from session_core.formats.check_note import NOTE_WARNINGS, check_note
     from session_core.model import Transcript
 
     t = Transcript(format="claude-code", path=str(tmp_path / "x.jsonl"))

@@ -15,6 +15,7 @@ from helpers import fingerprint, run_cli
 
 from session_core.export import export
 from session_core.formats import detect_format
+from session_core.peeking import peek
 from session_core.scan import scan_file
 
 REAL = Path(__file__).parent / "fixtures" / "codex-real"
@@ -142,6 +143,13 @@ def test_the_typescript_cli_document_is_refused_saying_what_it_is(
         assert code == 1 and what in out, out
         code, _, err = run_cli(capsys, "replay", str(path))
         assert code == 1 and what in err, err
+        # peek too, its error alone (it gave 56 "line N could not be read" beside it)
+        code, out, _ = run_cli(capsys, "peek", str(path))
+        peeked = orjson.loads(out)
+        assert code == 1 and what in peeked["error"], out
+        assert (peeked["warnings"], peeked["envelopes"], peeked["messages"]) == ([], [], [])
+        assert peeked["size"] == path.stat().st_size
+        assert peek(path).to_json() == peeked  # (the library's peek, as the command's)
 
 
 # -- a paginated subagent: its copy of the parent's history, marked by its header ----------

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 from codex_helpers import CODEX, opened
 from codex_writer import RolloutWriter, legacy_story, turnless_story
-from helpers import file_loaded, follow_into, neutral, said
+from helpers import file_loaded, follow_into, neutral, run_cli, said
 
 from session_core.vocabulary import kinds_of
 from viewer.app import TailscopeApp
@@ -80,6 +81,29 @@ def test_the_prompts_of_a_rollout_of_bare_items_start_its_turns(tmp_path: Path) 
         ("c2", "L10", "interrupted"),
     ]
     assert [r.state for r in opened(path, alive=None).runs] == ["finished", "running"]
+
+
+def test_each_request_of_a_rollout_of_bare_items_is_a_response_not_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its writer wrote no ``token_count``: each model request (the outputs before a
+    call's output or a user message, and a turn's last) is a response whose usage is
+    unknown, so a turn of two calls and an answer is 3 of them, not 1 (it read "0 of 2"
+    for the two turns, where Claude Code's count says each response)."""
+    path = tmp_path / "rollout-2025-08-20T13-20-47-old.jsonl"
+    w = legacy_story(path)  # (list the files: a call, its output, the answer: 2)
+    w.raw(orjson.dumps({"type": "message", "role": "user", "content": "and now?"}) + b"\n")
+    for call in ("c2", "c3"):
+        w.raw(orjson.dumps({"type": "function_call", "name": "shell", "arguments": "{}",
+                            "call_id": call}) + b"\n")  # fmt: skip
+        w.raw(orjson.dumps({"type": "function_call_output", "call_id": call,
+                            "output": "ok"}) + b"\n")  # fmt: skip
+    w.raw(orjson.dumps({"type": "message", "role": "assistant", "content": "done"}) + b"\n")
+    t = opened(path, alive=False)
+    assert [(r.usage.responses, r.usage.reported) for r in t.runs] == [(2, 0), (3, 0)]
+    assert (t.usage.responses, t.usage.reported, t.usage.input_tokens) == (5, 0, None)
+    code, out, _err = run_cli(capsys, "export", "--format", "md", str(path))
+    assert code == 0 and "| this file | 0 of 5 | unknown |" in out
 
 
 def test_turns_of_a_writer_that_wrote_no_task_events(tmp_path: Path) -> None:

@@ -223,3 +223,38 @@ def test_diff_and_the_tab_say_a_compactions_tokens_alike(tmp_path: Path) -> None
             assert (f", {tokens}" in head) == bool(tokens) == (f" · {tokens}" in row), (head, row)
             said.add(f"{name} {'→' if '→' in tokens else tokens[-6:]}")
     assert {"claude-code before", "claude-code →", "codex →"} <= said, said
+
+
+def test_diff_counts_as_written_the_items_it_lists(tmp_path: Path) -> None:
+    """Its head's "N items as written" is its rows of lines as written: a line of
+    bookkeeping (an event, a record: a mid-2025 rollout's ``record_type`` markers) is
+    neither listed nor counted (it counted a rollout's 3 markers, and its 22 events,
+    and listed none)."""
+    real = Path(__file__).parent / "fixtures" / "codex-real"
+    paths = [(fmt, path) for fmt, path in files(tmp_path) if fmt in ("claude-code", "codex")]
+    paths += [("codex", real / "bare-0.34.jsonl"), ("codex", real / "wrapped-0.46.jsonl")]
+    for fmt, path in paths:
+        head, *rows = "".join(by_name(fmt).diff_chunks(path)).splitlines()
+        listed = [row for row in rows if row[:7] in ("= line ", "- line ", "~ line ")]
+        assert f", {count(len(listed), 'item')} as written, " in head, (path, head)
+    head = "".join(by_name("codex").diff_chunks(real / "bare-0.34.jsonl")).splitlines()[0]
+    assert ": codex, 7 items as written, 6 items sent next," in head
+
+
+def test_reasoning_of_no_text_is_said_so_by_the_diff_as_by_the_viewer_and_exports(
+    tmp_path: Path,
+) -> None:
+    """A mid-2025 rollout's reasoning item with an empty summary (line 4): the viewer
+    read ``▸ reasoning (no text)``, the exports ``reasoning (no text)``, and ``diff`` a
+    blank row; all say it in one wording now (``reasoning_said``)."""
+    from codex_writer import legacy_story
+
+    from session_core.export import export
+
+    path = tmp_path / "rollout-2025-08-20T13-20-47-old.jsonl"
+    legacy_story(path)
+    codex = by_name("codex")
+    (row,) = [r for r in "".join(codex.diff_chunks(path)).splitlines() if "line      4" in r]
+    assert row == "= line      4 assistant [reasoning (no text)]", row
+    assert "**reasoning \\(no text\\)**" in export(path, "md")
+    assert ">reasoning (no text)<" in export(path, "html")

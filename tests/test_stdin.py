@@ -4,6 +4,7 @@ removed afterwards. (The viewer following a pipe, keys from the terminal: test_t
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -369,3 +370,43 @@ def test_a_pipe_s_end_says_nothing_of_its_writer_its_last_line_s_time_does(
             assert format_.writer_alive(path) is False  # long past: no writer
         else:
             assert format_.writer_alive(path) is None  # may be at work: not known
+
+
+def _bare_rollout(calls: int, pad: int = 0) -> bytes:
+    """A mid-2025 Codex rollout (its first Rust writer's): a bare header with a time,
+    bare items that say none, its last shell call still without a result."""
+    lines: list[dict[str, object]] = [
+        {"id": "5973b6c0-94b8-487b-a530-2aeb6098ae0e", "timestamp": "2025-05-20T17:24:21.484Z"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+    ]
+    for n in range(calls):
+        call = {"type": "function_call", "name": "shell", "call_id": f"c{n}"}
+        lines.append({**call, "arguments": '{"command":["ls"]}'})
+        lines.append({"type": "function_call_output", "call_id": f"c{n}", "output": "x" * pad})
+    lines.append({"type": "function_call", "name": "shell", "call_id": "open", "arguments": "{}"})
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def test_a_piped_rollout_whose_header_alone_says_a_time_is_as_old_as_its_header(
+    tmp_path: Path,
+) -> None:
+    """``zstdcat old-rollout.jsonl.zst | tailscope check -``: its items say no time, its
+    header that it began in May 2025, the latest time it states: the copy is that old,
+    its run over and its open call interrupted at once (it read "1 run running", the
+    pipe's end taken for the writer's last write)."""
+    from session_core.formats import by_name
+    from session_core.times import epoch
+
+    checked = tailscope("check", "-", stdin=_bare_rollout(2), tmp=tmp_path / "tmp")
+    assert checked.returncode == 0, checked.stderr
+    assert b"1 run not finished" in checked.stdout and b"running" not in checked.stdout
+    replayed = tailscope("replay", "-", stdin=_bare_rollout(2), tmp=tmp_path / "tmp")
+    read = json.loads(replayed.stdout)
+    assert [run["state"] for run in read["runs"]] == ["interrupted"]
+    assert [op["state"] for op in read["tool-operations"]][-1] == "interrupted"
+    # A big one: the window of its end read for its time holds no line with one.
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(_bare_rollout(600, pad=8000))
+    assert big.stat().st_size > 4 << 20
+    begun = epoch("2025-05-20T17:24:21.484Z")
+    assert by_name("codex").written_at(big) == pytest.approx(begun)

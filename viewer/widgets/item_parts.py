@@ -14,7 +14,7 @@ from session_core.model import (
     Part,
     ToolOp,
 )
-from session_core.parts import WordedPart
+from session_core.parts import WordedPart, reasoning_said
 from session_core.search import args_preview, call_arguments
 from session_core.text import count, named, tool_name
 from session_core.tool_ops import state_tone
@@ -87,8 +87,8 @@ class ItemParts(BlockView):
                 shown[-1].append(" …", self._s("dim"))
             return shown
         if part.kind == "reasoning":  # (of no text: nothing to expand, none offered)
-            said = f"{count(part.size, 'char')}; enter expands" if part.size else "no text"
-            return [Text(f"  ▸ reasoning ({said})", self._s("reasoning"))]
+            said = reasoning_said(part, f"{count(part.size, 'char')}; enter expands")
+            return [Text(f"  ▸ {said}", self._s("reasoning"))]
         if part.kind == "tool-call":
             label, tone, progress, _state = self._op_state(part, item)
             line = Text("  → ", self._s("call"), end="")

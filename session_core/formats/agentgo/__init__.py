@@ -18,15 +18,9 @@ from ...overlay_said import OverlayCounts
 from ...text import count, ops_said
 from ...tool_ops import state_label
 from ...window_lines import lines_not_known
-from ..base import (
-    TAIL_WINDOW,
-    LiveModel,
-    TranscriptFormat,
-    failed_runs_said,
-    note_of,
-    usage_said,
-)
+from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat
 from ..builders import Builder
+from ..check_note import failed_runs_said, note_of, usage_said
 from .asked import UnstartedCounter, is_tool_execution
 from .model import NAME, AgentGoModel, transcript_of
 from .runs_made import run_state

@@ -135,6 +135,19 @@ class CodexFormat(AgentFormat):
         builder.tally.based = True
         return window_transcript(self, path, window, builder)
 
+    def written_at(self, path: str | os.PathLike[str]) -> float | None:
+        """(A big rollout of bare items, the window of its end past its header: none of
+        its lines says a time but that header's, the latest the file states.)"""
+        from ...times import epoch
+        from .tree import first_record
+
+        said = super().written_at(path)
+        if said is not None:
+            return said
+        head = first_record(os.fspath(path))
+        stamp = None if head is None else head.get("timestamp")
+        return epoch(stamp) if isinstance(stamp, str) else None
+
     def fed(self, path: str) -> Builder:
         with gc_pause.paused():  # nothing kept is cyclic: collections would only rescan it
             return super().fed(path)

@@ -51,7 +51,7 @@ from .items import (
 )
 from .ops import CodexOps
 from .responses import prompt_of
-from .state import NONE, RESPONSE
+from .state import NONE, RESPONSE, RUNLESS
 from .tools import compact, decode_output
 
 # The response items an older writer wrote bare, with no ``{timestamp, type, payload}``.
@@ -224,6 +224,8 @@ class CodexBuilder(CodexEvents):
         ``record_type`` markers (and anything else) are kept as records."""
         try:
             if kind in BARE_ITEMS:
+                if self.bare and (kind in OUTPUT_TYPES or record.get("role") == "user"):
+                    self._bare_input(ts)
                 if self.bare and kind == "message" and record.get("role") == "user":
                     self._bare_prompt(record, line, ts)
                 self._response(record, line, ts)
@@ -234,6 +236,13 @@ class CodexBuilder(CodexEvents):
                 self._record(record, line, ts, other="record_type" not in record)
         except Exception as err:  # as ``feed`` does
             self._unreadable(err, record, line, ts)
+
+    def _bare_input(self, ts: str | None) -> None:
+        """What the model is given next (a call's output, a user message) in a rollout of
+        bare items: its outputs since the last input were one response, a request of its
+        own, and its writer wrote no ``token_count`` (its usage unknown, counted among the
+        responses that could have reported, as a turn's last one is at its end)."""
+        self._unanswered(self.open_run if self.open_run >= 0 else RUNLESS, ts)
 
     def _bare_prompt(self, record: dict[str, Any], line: int, ts: str | None) -> None:
         """A person's prompt in a rollout of bare items (it has no task or prompt events):

@@ -16,8 +16,9 @@ from ...model import (
 )
 from ...text import count
 from ...window_lines import lines_not_known
-from ..base import LiveModel, TranscriptFormat, note_of, usage_said
+from ..base import LiveModel, TranscriptFormat
 from ..builders import Builder
+from ..check_note import note_of, usage_said
 from .left_open import check_ops
 from .model import NAME, V1Model, transcript_of
 
