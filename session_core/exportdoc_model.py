@@ -127,7 +127,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
         facts.append((OVERLAYS_FACT, ", ".join(overlays.said("compaction", "elision"))))
     facts.append(("usage", transcript.usage.describe(transcript.made_no_response())))
     if transcript.resumed is not None:  # (its usage holds the copied history: the header's words)
-        facts.append(("resumed", transcript.resumed.said(as_own=True)))
+        resumed = transcript.resumed  # (a fork's row ``forked``: the header's word)
+        facts.append((resumed.how, resumed.said(as_own=True)))
     meta = transcript.meta
     fallback = meta.get("id") or transcript.path
     title = document_title(meta, transcript.format, model_first_prompt(transcript), fallback)

@@ -138,7 +138,7 @@ def _resumed(summary: FileSummary, transcript: Transcript) -> None:
     for source, usage in copies.copied.items():
         subs = [s.usage for s in transcript.subagents if s.copied_from == source and s.counted]
         both = Usage.total([usage, *subs]) if subs else usage
-        copied.append((source, both.tokens, both.cost))
+        copied.append((source, both.tokens, both.cost, source in copies.forked))
     summary.copied = tuple(copied)
 
 
