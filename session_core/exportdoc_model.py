@@ -51,7 +51,7 @@ from .model import (
     overlay_counts,
     overlay_kind,
 )
-from .op_running import took_said
+from .op_running import RanAtLeast, ran_by_call, took_said
 from .open_work import IN_FLIGHT, open_work, open_work_said
 from .overlay_said import OVERLAYS_FACT
 from .parts import reasoning_said
@@ -91,7 +91,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     shown: set[CallKey] | None = set() if view == "replayed" else None
     if shown is not None:
         conversation.items = noting_calls(conversation.items, shown)
-    sections = [conversation, _operations(transcript.tool_operations, shown, calls.marked)]
+    ran = ran_by_call(transcript)  # (a call not ended: at least how long, as the viewer's)
+    sections = [conversation, _operations(transcript.tool_operations, shown, calls.marked, ran)]
     if transcript.compactions:
         sections.append(_compactions(transcript))
     if transcript.runs:
@@ -126,7 +127,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
         facts.append((OVERLAYS_FACT, ", ".join(overlays.said("compaction", "elision"))))
     facts.append(("usage", transcript.usage.describe(transcript.made_no_response())))
     if transcript.resumed is not None:  # (its usage holds the copied history: the header's words)
-        facts.append(("resumed", transcript.resumed.said(as_own=True)))
+        resumed = transcript.resumed  # (a fork's row ``forked``: the header's word)
+        facts.append((resumed.how, resumed.said(as_own=True)))
     meta = transcript.meta
     fallback = meta.get("id") or transcript.path
     title = document_title(meta, transcript.format, model_first_prompt(transcript), fallback)
@@ -372,6 +374,7 @@ def _operations(
     ops: Sequence[ToolOp],
     shown: set[CallKey] | None = None,
     marked: Mapping[str, list[str]] | None = None,
+    ran: Mapping[tuple[str, int], RanAtLeast] | None = None,
 ) -> Section:
     """Every operation in a table (its arguments cut); ``shown``: the calls the
     conversation showed, filled as it was written. Each other one (a compaction folded
@@ -388,7 +391,7 @@ def _operations(
             op.tool,
             op.call_id,
             f"line {op.line}",
-            took_said(op),  # (the viewer's rule: its lines' times, or ``?``, never a blank)
+            _took(op, ran or {}),
             arguments_cell(op.arguments),
         ]
         for op in ops
@@ -544,6 +547,13 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
         )
     headers = ["subagent", "description", "call", "took", "messages", "usage", "where"]
     return Section("Subagents", "subagents", [Table(headers, rows)])
+
+
+def _took(op: ToolOp, ran: Mapping[tuple[str, int], RanAtLeast]) -> str:
+    """How long ``op`` took, by the viewer's Tools tab's rule: one not ended, at least
+    how long (``≥1m05s``: never a launch's ``0s``); else its lines' times, or ``?``."""
+    bound = ran.get((op.call_id, op.line)) if op.duration is None else None
+    return bound.text if bound is not None else took_said(op)
 
 
 def _usage(transcript: Transcript) -> Section:

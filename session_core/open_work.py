@@ -5,7 +5,10 @@ died: the tool calls (an agentgo file's model calls too) that have no result, an
 runs not finished; where the writer may still be at work, the same work is *running*.
 
 Work that ended is not in it: a call the user interrupted (its result says so), a run
-the user stopped (aborted) and its calls, a run that failed (its loop said it ended)."""
+the user stopped (aborted) and its calls, a run that failed (its loop said it ended). A
+call whose result only launched it in the background (a background agent, a teammate)
+is not ended by that result: while its subagent had not finished when the writer went,
+it is in flight (``background tool call not finished``), never stopped by the user."""
 
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ class OpenWork:
 
     calls: int = 0  # tool calls without a result, cut off
     calls_running: int = 0  # ...with none yet, their writer may be at work
+    launched: int = 0  # tool calls launched in the background, their subagent cut off
     model_calls: int = 0  # model calls without a response (agentgo's), cut off
     model_calls_running: int = 0
     runs: int = 0  # runs not finished, cut off
@@ -43,6 +47,7 @@ class OpenWork:
         parts = [
             (self.calls, "tool call", "without a result"),
             (self.calls_running, "tool call", "running"),
+            (self.launched, "background tool call", "not finished"),
             (self.model_calls, "model call", "without a response"),
             (self.model_calls_running, "model call", "running"),
             (self.runs, "run", "not finished"),
@@ -56,7 +61,7 @@ class OpenWork:
         return bool(self.calls_running or self.model_calls_running or self.runs_running)
 
     def __bool__(self) -> bool:
-        return bool(self.calls or self.model_calls or self.runs or self.running)
+        return bool(self.calls or self.launched or self.model_calls or self.runs or self.running)
 
 
 def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
@@ -71,7 +76,7 @@ def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
     last_run = transcript.runs[-1] if transcript.runs else None
     aborted = _aborted(transcript)
     calls = [
-        op.state
+        "launched" if op.launched and op.state == "interrupted" else op.state
         for op in unsettled_ops(transcript.tool_operations)
         if op.state in ("running", "interrupted")
         and not _stopped(op, aborted)
@@ -87,6 +92,7 @@ def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
     return OpenWork(
         calls=calls.count("interrupted"),
         calls_running=calls.count("running"),
+        launched=calls.count("launched"),
         runs=runs.count("interrupted"),
         runs_running=runs.count("running"),
     )
@@ -99,8 +105,11 @@ def _aborted(transcript: Transcript) -> set[str]:
 
 def _stopped(op: ToolOp, aborted: set[str]) -> bool:
     """Did the user stop this call (its result says it was interrupted, or its run was
-    aborted)? It ended then: no work in flight, whatever its state."""
-    return op.run_id in aborted or (op.state == "interrupted" and op.result_line is not None)
+    aborted)? It ended then: no work in flight, whatever its state. A result that only
+    launched it says no such thing: its subagent's file says it was cut off."""
+    if op.run_id in aborted:
+        return True
+    return op.state == "interrupted" and op.result_line is not None and not op.launched
 
 
 def stopped_by_user(transcript: Transcript) -> int:

@@ -10,6 +10,7 @@ the new lines with the new id. The file's usage holds the copies (they are its l
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,9 +39,8 @@ class Resumed:
     @property
     def how(self) -> str:
         """How the copies were made: ``resumed``, ``forked`` (``/branch``), or both."""
-        if not self.forked:
-            return "resumed"
-        return "forked" if self.forked.issuperset(self.copied) else "resumed and forked"
+        copies = [s in self.forked for s in self.copied] or [bool(self.forked)]
+        return how_copied(copies)
 
     def json_parts(self) -> list[tuple[str, Any]]:
         """The replay JSON's keys: ``resumed-from`` (ids), ``usage-copied`` (``usage``'s
@@ -76,10 +76,20 @@ class Resumed:
         return [*head, "copied from", *ids, resumed]
 
 
+def how_copied(forked: Iterable[bool]) -> str:
+    """How copies were made, each copy's source forked from or not (one word for every
+    surface: the header, ``check``, the exports, the browser's footer): ``resumed``,
+    ``forked``, or ``resumed and forked``."""
+    kinds = set(forked)
+    if True not in kinds:
+        return "resumed"
+    return "resumed and forked" if False in kinds else "forked"
+
+
 def short_id(session: str) -> str:
     """A session id's first block (``44444444…``): enough to tell sessions apart."""
     head = session.split("-", 1)[0]
     return head + "…" if len(head) < len(session) else session
 
 
-__all__ = ["Resumed", "short_id"]
+__all__ = ["Resumed", "how_copied", "short_id"]

@@ -183,8 +183,8 @@ class FileSummary:
     parent: str | None = None  # the session this file is a subagent of (its own meta says)
     session: str | None = None  # the file's own session id, where it says one
     # A resumed session's file: its usage copied from each earlier session (id, tokens,
-    # cost; a total over files counts a copy once: ``browser_cells.totals``), in words
-    copied: tuple[tuple[str, int | None, float | None], ...] = ()
+    # cost, forked from it; a total counts a copy once: ``browser_copies``), in words
+    copied: tuple[tuple[str, int | None, float | None, bool], ...] = ()
     resumed: str | None = None
 
     @property

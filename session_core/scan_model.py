@@ -138,7 +138,7 @@ def _resumed(summary: FileSummary, transcript: Transcript) -> None:
     for source, usage in copies.copied.items():
         subs = [s.usage for s in transcript.subagents if s.copied_from == source and s.counted]
         both = Usage.total([usage, *subs]) if subs else usage
-        copied.append((source, both.tokens, both.cost))
+        copied.append((source, both.tokens, both.cost, source in copies.forked))
     summary.copied = tuple(copied)
 
 
@@ -151,7 +151,7 @@ def left_open(transcript: Transcript, head: int = 0) -> LeftOpen:
     work = open_work(transcript, head)
     torn = torn_last_line(transcript.warnings, transcript.lines)
     why = open_work_said(work, ["an unfinished last line"] if torn else [])
-    return LeftOpen(work.calls + work.calls_running, why, work.running)
+    return LeftOpen(work.calls + work.launched + work.calls_running, why, work.running)
 
 
 def _refuse_damage(transcript: Transcript, head: int) -> None:

@@ -145,6 +145,9 @@ class ToolOp:
     last_seen: str | None = None
     # A call answered that never ended (v1's, its settle never written): its answer's time.
     answered: str | None = None
+    # Its result only launched it in the background (Claude Code's ``async_launched``, a
+    # teammate's spawn): no end of it, no user's stop; its subagent's file says the rest.
+    launched: bool = False
 
     @property
     def label(self) -> str:
@@ -322,6 +325,7 @@ class LazyToolOp(ToolOp):
         op.started, op.ended, op.duration = started, ended, duration
         op.subagent_line = op.subagent_item = op.progress_line = op.progress_ts = None
         op.last_seen = op.answered = None  # (every field set: __new__ sets none)
+        op.launched = False
         return op
 
     arguments = _ARGUMENTS

@@ -65,7 +65,8 @@ def test_the_footer_counts_a_forks_copy_once(tmp_path: Path) -> None:
     said = totals(rows, len(rows), 80).plain
     # 3 distinct responses (the rows hold 2,320 + 3,480)
     assert "tokens 3,480" in said and "5,800" not in said, said
-    assert "2,320 copied tokens counted once" in said, said
+    # (in the header's word: nothing was resumed)
+    assert "forked: 2,320 copied tokens counted once" in said and "resumed" not in said, said
     row = next(r for r in rows if r.path.endswith(f"{NEW}.jsonl"))
     assert "copied from session 44444444…: forked" in detail(row, row.path, 300).plain
 
@@ -83,7 +84,7 @@ def test_the_export_says_forked_as(tmp_path: Path) -> None:
     _old, new = forked_pair(tmp_path / "-tmp-y")
     facts = export(new, "md").split("\n## ", 1)[0]
     said = "2,320 tok of it, 2 responses, copied from session 44444444…: forked as 55555555…"
-    assert f"| resumed | {said} |" in facts, facts
+    assert f"| forked | {said} |" in facts and "| resumed |" not in facts, facts
 
 
 def test_typed_and_dict_paths_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

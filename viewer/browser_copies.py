@@ -1,4 +1,5 @@
-"""The browser footer's count of resumed sessions' copied history: each copy once.
+"""The browser footer's count of resumed (or forked) sessions' copied history: each
+copy once, said in the header's word for how it was copied (``resumed.how_copied``).
 
 A resumed Claude Code session's file begins with a copy of the earlier session's lines
 (``session_core.resumed``); its row's usage holds them, as ``check`` and ``replay`` say.
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from session_core.resumed import how_copied
 from session_core.scan import FileSummary
 from session_core.text import count
 
@@ -24,13 +26,15 @@ class CopiesCounted:
     tokens: dict[str, int] = field(default_factory=dict)
     cost: dict[str, float] = field(default_factory=dict)
     left_out: int = 0  # copied tokens left out (counted in another file listed)
+    forked: set[bool] = field(default_factory=set)  # ...each copy's, forked from or not
     unlisted: int = 0  # earlier sessions not listed whose copy is counted (once)
 
     def said(self) -> list[str]:
         """The footer's words for it (none where no listed file is resumed)."""
         words = []
         if self.left_out:
-            words.append(f"resumed: {self.left_out:,} copied tokens counted once")
+            how = how_copied(self.forked)  # (``forked: …`` where each was a fork's)
+            words.append(f"{how}: {self.left_out:,} copied tokens counted once")
         if self.unlisted:
             words.append(f"copies of {count(self.unlisted, 'unlisted session')} counted once")
         return words
@@ -51,12 +55,12 @@ def copies_counted(summaries: Sequence[FileSummary]) -> CopiesCounted:
             listed[s.session] = (s.tokens, s.cost)
     keeper: dict[str, tuple[int, str]] = {}  # an unlisted session -> the copy counted
     for summary in known:
-        for source, tokens, _cost in summary.copied:
+        for source, tokens, _cost, _forked in summary.copied:
             kept = keeper.get(source)
             if source not in listed and (kept is None or (tokens or 0) > kept[0]):
                 keeper[source] = (tokens or 0, summary.path)
     for summary in known:
-        for source, tokens, cost in summary.copied:
+        for source, tokens, cost, forked in summary.copied:
             if source in keeper and keeper[source][1] == summary.path:
                 continue  # (counted nowhere else: counted here)
             # (another file's copy of the same unlisted session: the kept one is the
@@ -66,6 +70,7 @@ def copies_counted(summaries: Sequence[FileSummary]) -> CopiesCounted:
             if tokens and held[0] is not None and tokens <= held[0]:
                 out.tokens[path] = out.tokens.get(path, 0) + tokens
                 out.left_out += tokens
+                out.forked.add(forked)
             if cost and held[1] is not None and cost <= held[1]:
                 out.cost[path] = out.cost.get(path, 0.0) + cost
     out.unlisted = len(keeper)

@@ -339,6 +339,9 @@ class CallColumn:
         answered = result >= 0
         started = self.started(at)
         result_line, ended = self.answered_where(at, result)
+        launched = answered and only_launched(self.flags[at])
+        if launched:  # (a launch result's time is no end: its subagent's file says one)
+            ended = None
         took = None  # (a call and its result on one line: no time between them is known)
         if result_line is not None and result_line != self.line[at]:
             took = self.took_of(at, started, ended)
@@ -359,6 +362,7 @@ class CallColumn:
             ended,
             took,
         )
+        op.launched = launched
         side = (self.sidechain if sidechain is None else sidechain).get(at)
         if side is not None:
             op.subagent_line, op.subagent_item = side.line, side.ident
