@@ -43,7 +43,7 @@ from ..widgets.model_panes import OpsPane, RunsPane
 from ..widgets.model_status import ModelStatus
 from ..widgets.row_search import RowSearch
 from .following import FIRST_TAB
-from .not_a_transcript import not_a_transcript, unclaimed_view
+from .not_a_transcript import Unclaimed, not_a_transcript, unclaimed_view
 from .other_sessions import OtherSessions
 from .pane_lookup import Pane
 from .searching import SearchingScreen
@@ -107,8 +107,8 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self._panes_reset = False  # ... and one of them was a reset
         # Why the file is no transcript (``_not_a_transcript``), as of the model's (resets,
         # size) it was asked at
-        self._unclaimed_why: str | None = None
-        self._unclaimed_at: tuple[tuple[int, int], str | None] = ((-1, -1), None)
+        self._unclaimed: Unclaimed | None = None
+        self._unclaimed_at: tuple[tuple[int, int], Unclaimed | None] = ((-1, -1), None)
         self._tabs_hidden = False
         self.panes = self._made_panes()
 
@@ -268,11 +268,13 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self.writer_gone = not alive
         self.transcript = self.live.transcript(writer_alive=self._was_writer)
         self._drawn_size = self.live.size
-        self._unclaimed_why = self._not_a_transcript()
-        if self._unclaimed_why is not None:  # (its lines alone: no format's rules, no counts)
-            self.transcript = unclaimed_view(self.transcript, f"This file {self._unclaimed_why}")
+        self._unclaimed = unclaimed = self._not_a_transcript()
+        if unclaimed is not None:  # (its lines alone: no format's rules, no counts)
+            said = f"This file {unclaimed.why}"
+            self.transcript = unclaimed_view(self.transcript, unclaimed, said)
         self._tabs_for_unclaimed()
-        if self.held_line and not alive:  # (a live writer is still writing it)
+        # (a live writer is still writing it; an older writer's document has no lines)
+        if self.held_line and not alive and not self._document():
             self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]
         if self.carried:  # (why the screen of another format gave way to this one)
             self.transcript.warnings = [*self.carried, *self.transcript.warnings]
@@ -443,16 +445,22 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         """The file's format, as the header names it."""
         if self._detected is not None:
             return self.format.title
-        return "unknown format" if self._unclaimed_why is None else "not a transcript"
+        return "unknown format" if self._unclaimed is None else "not a transcript"
 
     def _held_alone(self) -> str | None:
         """What is said while nothing was read but a last line held back, its writer at
         work (the screen had shown nothing, and said nothing, until the writer was idle)."""
         if not self._loaded or not self.held_line or self.transcript.raw or not self._is_live():
             return None
+        if self._document():  # (its end no line held back: what it is is said)
+            return None
         return held_back(self.held_line, self.held_span[1])
 
-    def _not_a_transcript(self) -> str | None:
+    def _document(self) -> bool:
+        """Is the file an older writer's whole JSON document (no lines of it to show)?"""
+        return self._unclaimed is not None and self._unclaimed.document
+
+    def _not_a_transcript(self) -> Unclaimed | None:
         """Why the file is no transcript, in ``check``'s words ("is not a transcript: its
         first line is neither …"), where no line named a format (the screen waits as
         ``WAITING_AS``'s) and the file holds lines: no format's rules are applied to them
@@ -470,7 +478,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
     def _tabs_for_unclaimed(self) -> None:
         """A file that is no transcript shows its lines alone: every tab but the
         conversation is hidden (no format's panes for it), and shown again once it is one."""
-        hide = self._unclaimed_why is not None
+        hide = self._unclaimed is not None
         if hide == self._tabs_hidden:
             return
         self._tabs_hidden = hide
@@ -485,7 +493,9 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         """Why the header counts nothing (each count would read 0, as if known): a file no
         format claims, or nothing read of one that cannot be read."""
         t = self.transcript
-        if self._unclaimed_why is not None:
+        if self._document():  # (no lines shown: none counted either)
+            return "not a transcript: nothing of it is counted"
+        if self._unclaimed is not None:
             return f"{count(t.lines, 'line')} · not a transcript: nothing of it is counted"
         if self.read_problem is not None and not self.read_once and not self._previewing:
             return "nothing read: the file cannot be read"
@@ -496,9 +506,11 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             return self.missing_message()
         if self.read_problem is not None:  # (what was read stays shown meanwhile)
             return f"{self.read_problem} (it is read again as soon as it can be)"
-        if self._unclaimed_why is not None:
+        if (unclaimed := self._unclaimed) is not None:
+            if unclaimed.document:  # (its error alone: an older writer's stays what it is)
+                return f"This file {unclaimed.why}"
             then = "followed: once it is one, it is shown as such"
-            return f"This file {self._unclaimed_why} ({then})"
+            return f"This file {unclaimed.why} ({then})"
         t = self.transcript
         # (a last line read whole once its writer was gone is said, and is no problem: a
         # session-meta alone so read has no items and is a transcript all the same)

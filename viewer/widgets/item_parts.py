@@ -29,6 +29,7 @@ from .item_text import (
     capped,
     image_placeholder,
     is_cut,
+    media_word,
     result_said,
 )
 
@@ -112,7 +113,8 @@ class ItemParts(BlockView):
             line.truncate(width, overflow="ellipsis")
             return [line]
         if part.kind == "image":
-            placeholder = image_placeholder(part.head or part.name or "", room)
+            word = media_word(part.name)
+            placeholder = image_placeholder(part.head or part.name or "", room, word)
             return [Text(f"  {placeholder}", self._s("image"))]
         body = part.head or args_preview(part.data)
         line = Text(f"  {one_line(named(part.name, part.kind), 30)}: ", self._s("record"), end="")

@@ -38,22 +38,30 @@ def arguments_shown(arguments: Any) -> str:
     return text + (f"\n{as_json(rest)}" if rest else "")
 
 
-def image_placeholder(what: str, width: int) -> str:
-    """``[image: what]`` in ``width`` cells, its closing bracket kept: ``what`` is cut inside
+def image_placeholder(what: str, width: int, word: str = "image") -> str:
+    """``[image: what]`` in ``width`` cells (``word``: ``audio`` for an audio clip's
+    address), its closing bracket kept: ``what`` is cut inside
     it, and one in brackets of its own (a redacted URL, ``[REDACTED_IMAGE_URL len=…
     sha=…]``) inside those too (cut after them, it read as an ``[image:`` left open).
-    A reader's own words for an image (``[image image/png]``, ``[document …]``) are shown
-    as they are (``[image: [image]]`` said it twice)."""
+    A reader's own words for an image (``[image image/png]``, ``[document …]``, ``[audio
+    audio/wav]``) are shown as they are (``[image: [image]]`` said it twice)."""
     flat = one_line(what)
     if not flat:
-        return "[image]"
+        return f"[{word}]"
     if _SAID.match(flat):
         return _closed(flat, max(1, width))
-    return f"[image: {_closed(flat, max(1, width - len('[image: ]')))}]"
+    return f"[{word}: {_closed(flat, max(1, width - len(f'[{word}: ]')))}]"
 
 
-# What a reader says of an image or document it keeps no bytes of (``blocks.image_text``).
-_SAID = re.compile(r"\[(?:image|document)[ \]]")
+def media_word(block_type: str | None) -> str:
+    """What an image part holds, by its block's type: ``audio`` (Codex's ``input_audio``,
+    a dynamic tool's ``inputAudio``), else ``image``."""
+    return "audio" if (block_type or "").lower().endswith("audio") else "image"
+
+
+# What a reader says of an image, document or audio clip it keeps no bytes of
+# (``blocks.image_text``, Codex's ``image_text``).
+_SAID = re.compile(r"\[(?:image|document|audio)[ \]]")
 
 
 def _closed(text: str, room: int) -> str:

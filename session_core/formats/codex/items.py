@@ -113,8 +113,8 @@ def content_parts(content: Any) -> list[Part]:
         elif kind in ("input_image", "image", "localImage", "local_image"):
             url = block.get("image_url") or block.get("url") or block.get("path")
             parts.append(Part("image", image_text(url), name=str(kind), data=block))
-        elif kind in AUDIO_BLOCKS:  # (said as an image is: never its base64)
-            parts.append(Part("other", image_text(audio_url(block), "audio"), name=str(kind)))
+        elif kind in AUDIO_BLOCKS:  # (an image part: said inline as one is, never its base64)
+            parts.append(Part("image", image_text(audio_url(block), "audio"), name=str(kind)))
         else:
             parts.append(Part("other", compact(block), name=str(kind)))
     return parts
