@@ -73,10 +73,11 @@ async def test_the_browser_shows_it_and_opening_it_says_what_it_is(tmp_path: Pat
         assert "1 file" in text and "1 other" in text
         assert screen.cell_text(path, "status") == "other"
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ModelScreen))
+        await until(pilot, lambda: isinstance(app.screen, ModelScreen), 20.0)
         await until(
             pilot,
             lambda: f"This file is {SAID}" in " ".join(" ".join(screen_lines(app)).split()),
+            20.0,
         )
         await pilot.pause()
         # (its error alone, as every command gives it: no rows of its lines, no warning
@@ -102,5 +103,5 @@ async def test_mixed_with_rust_rollouts_it_is_counted(tmp_path: Path) -> None:
         # one written later (a copy brought back, say) comes as a row, as a .jsonl does
         later = root / "rollout-2025-04-22-2e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b.json"
         shutil.copy(REAL / "typescript-cli-2025.json", later)
-        await until(pilot, lambda: str(later) in screen.rows)
+        await until(pilot, lambda: str(later) in screen.rows, 20.0)  # (a loaded machine)
         assert screen.rows[str(later)].reason == SAID
