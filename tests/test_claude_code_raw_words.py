@@ -97,6 +97,19 @@ def test_a_turn_duration_past_any_timing_is_unknown(
     assert both(path, monkeypatch).runs[0].duration == 2.0  # (10:00:01 to :03)
 
 
+async def _raw_row_head(path: Path, line: int) -> str:
+    """The head of the raw view's row of ``line``, as the screen draws it (160 columns)."""
+    async with opened(path, (160, 40)) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("r")
+        await pilot.pause(0.2)
+        assert view.mode == "raw"
+        view.jump_to(next(n for n, i in enumerate(view.items) if i.line == line))
+        await pilot.pause(0.1)
+        [head] = [row for row in screen_lines(app) if f"line {line} " in row]
+        return head
+
+
 async def test_a_response_written_again_says_its_first_copys_usage_is_the_copys() -> None:
     """2.0.76 wrote a response whole, then again where it was: the raw view shows the
     first copy's usage as written, and says it is counted with its copy (the header and
@@ -104,15 +117,8 @@ async def test_a_response_written_again_says_its_first_copys_usage_is_the_copys(
     from session_core.export import export
 
     path = Path(__file__).parent / "fixtures/claude-code-real/2.0.76-response-written-twice.jsonl"
-    async with opened(path, (160, 40)) as (app, pilot, screen):
-        view = screen.conversation
-        await pilot.press("r")
-        await pilot.pause(0.2)
-        assert view.mode == "raw"
-        view.jump_to(next(n for n, i in enumerate(view.items) if i.line == 5))
-        await pilot.pause(0.1)
-        [head] = [line for line in screen_lines(app) if "line 5 " in line]
-        assert "usage counted with its copy" in head and "78,169 tok" in head, head
+    head = await _raw_row_head(path, 5)
+    assert "usage counted with its copy" in head and "78,169 tok" in head, head
     assert export(path, "md", "raw").count("usage counted with its copy") == 1
 
 
@@ -165,12 +171,5 @@ async def test_the_raw_view_marks_a_sidechain_response_the_main_chain_copied(
     tmp_path: Path,
 ) -> None:
     path = _side_then_main(tmp_path / "s.jsonl")
-    async with opened(path, (160, 40)) as (app, pilot, screen):
-        view = screen.conversation
-        await pilot.press("r")
-        await pilot.pause(0.2)
-        assert view.mode == "raw"
-        view.jump_to(next(n for n, i in enumerate(view.items) if i.line == 4))
-        await pilot.pause(0.1)
-        [head] = [line for line in screen_lines(app) if "line 4 " in line]
-        assert "usage counted with its copy" in head, head
+    head = await _raw_row_head(path, 4)
+    assert "usage counted with its copy" in head, head
