@@ -4,6 +4,7 @@ is sent next, with what each compaction folded and each elision stubbed."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from .cells import clip_cells, pad_cells, words_for
@@ -46,13 +47,19 @@ class SentNext:
     beside: dict[int, list[Item]] = field(default_factory=dict)
 
 
+def ids_sent(transcript: Transcript) -> list[str]:
+    """Every id the model is sent next, in order (none built)."""
+    messages = transcript.messages
+    return [item_key(messages, index)[0] for index in range(len(messages))]
+
+
 def sent_next(transcript: Transcript) -> SentNext:
     """The ids sent next and the items of them no line as written holds, in the order
     sent (``diff``'s ``+`` rows and the Diff tab's): one pass over the raw items' ids and
     the sent ones', no item built but those no line holds."""
     raw, messages = transcript.raw, transcript.messages
     written = {item_key(raw, index)[0] for index in range(len(raw))}
-    ids = [item_key(messages, index)[0] for index in range(len(messages))]
+    ids = ids_sent(transcript)
     made = [(at, messages[at]) for at, ident in enumerate(ids) if ident not in written]
     if not made:
         return SentNext(ids, [])
@@ -131,7 +138,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
     listed = kinds.message | kinds.conversation
     yield from [
         f"{name_line(transcript.path)}: {transcript.format}, "
-        f"{count(_rows_of(raw, replayed, listed), 'item')} as written, "
+        f"{count(items_listed(transcript, replayed), 'item')} as written, "
         f"{count(len(sent.ids), 'item')} sent next, "
         + ", ".join(overlay_counts(transcript.compactions).said("compaction", "elision")),
         "",
@@ -179,14 +186,19 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         yield placed.pop()[1]
 
 
-def _rows_of(raw: Sequence[Item], replayed: set[str], listed: frozenset[str]) -> int:
+def items_listed(transcript: Transcript, replayed: AbstractSet[str]) -> int:
     """How many of the items as written ``diff`` gives a row (sent next, or a conversation
-    line not sent): what it counts of them. A line of bookkeeping (an event, a record: a
-    Codex ``record_type`` marker) has none, so none is counted, in any format."""
+    line not sent): what it counts of them, and the Diff tab's head with it (one count,
+    ``1,303 items as written``). A line of bookkeeping (an event, a record: a Codex
+    ``record_type`` marker) has none, so none is counted, in any format. ``replayed``:
+    the ids sent next (``ids_sent``): only a line of no conversation kind's is looked up."""
+    kinds = kinds_of(transcript.format)
+    listed = kinds.message | kinds.conversation
+    raw = transcript.raw
     if isinstance(raw, Items):  # (none built: a 1 GB session's kinds asked once a pair)
         others = raw.having(lambda _role, kind: kind not in listed)
-        sent = sum(1 for at in range(len(others)) if item_key(others, at)[0] in replayed)
-        return len(raw) - len(others) + sent
+        kept = sum(1 for at in range(len(others)) if item_key(others, at)[0] in replayed)
+        return len(raw) - len(others) + kept
     return sum(1 for item in raw if item.id in replayed or item.kind in listed)
 
 

@@ -112,10 +112,15 @@ def known_in_part(input: int | None, output: int | None, total: int | None) -> b
     return total is None and (input is None or output is None)
 
 
-def unknown_counts(inp: int | None, out: int | None) -> str | None:
+def unknown_counts(inp: int | None, out: int | None, unsplit: str | None = None) -> str | None:
     """``input unknown``, ``input and output unknown``: what a response known in part did
-    not report (the export's message line and the viewer's say it; None: both known)."""
-    missing = [name for name, n in (("input", inp), ("output", out)) if n is None]
+    not report (the export's message line and the viewer's say it; None: both known).
+    ``unsplit``: its input is counted whole (a Codex count with no cached part), the share
+    of it so named not told: ``output and cached split unknown``, not the input."""
+    inp_name = "input" if unsplit is None else f"{unsplit} split"
+    missing = [name for name, n in ((inp_name, inp), ("output", out)) if n is None]
+    if len(missing) == 2 and unsplit is not None:  # (what is counted first, as the row)
+        missing.reverse()
     return f"{' and '.join(missing)} unknown" if missing else None
 
 

@@ -52,6 +52,9 @@ class Usage:
     # or completion count): counted, not broken down (they read "usage unknown")
     total_only_tokens: int | None = None
     in_part: int = 0  # responses whose tokens are known in part (an input without an output)
+    # of those, responses whose input is counted whole (in ``total_only_tokens``), the
+    # share of it cached (or cache-written) not told: a Codex count with no cached part
+    input_unsplit: int = 0
 
     def add(self, other: Usage) -> None:
         """Fold another total (a response's, a run's) into this one."""
@@ -66,6 +69,7 @@ class Usage:
         self.responses += other.responses
         self.cost_reported += other.cost_reported
         self.in_part += other.in_part
+        self.input_unsplit += other.input_unsplit
 
     @classmethod
     def of_response(
@@ -172,8 +176,14 @@ class Usage:
 
     def unreported(self) -> str | None:
         """``input unknown``: what one response known in part did not report (None: it
-        is not), in the words the viewer's message line and the exports' both use."""
-        return unknown_counts(self.input_tokens, self.output_tokens) if self.in_part else None
+        is not), in the words the viewer's message line and the exports' both use. An
+        input counted whole (``input_unsplit``) is known: its split is what is not."""
+        if not self.in_part:
+            return None
+        unsplit = None
+        if self.input_unsplit:  # (a cache read told: the cache write's share is not)
+            unsplit = "cached" if self.cache_read_tokens is None else "cache-write"
+        return unknown_counts(self.input_tokens, self.output_tokens, unsplit)
 
     def brief(self, none_made: bool = False) -> str:
         """``12,345 tok · $0.0210`` (no breakdown), or ``unknown``."""

@@ -29,11 +29,17 @@ def reply(name: str, said: str = "README looks fine.") -> str:
 
 
 def team_session(
-    folder: Path, *, file: bool = True, finished: bool = True, replies: tuple[str, ...] = ()
+    folder: Path,
+    *,
+    file: bool = True,
+    finished: bool = True,
+    replies: tuple[str, ...] = (),
+    teammate_id: object = "readme-inspector@snoopy",
 ) -> Path:
     """The lead's file: a teammate spawned (call at 10:00:02, answered at once), then
     ``replies`` (each a minute apart, the first at 10:01:05); the teammate's own file
-    (``file``), its turn finished or still at work."""
+    (``file``), its turn finished or still at work. ``teammate_id``: as its result
+    writes it (``agent_id`` the name, always)."""
     w = CCWriter(SID, version="2.1.150")
     w.user("make a team to inspect the repo")
     call = tool_use("toolu_tm", "Agent", description="inspect", team_name="snoopy", prompt=PROMPT)
@@ -41,7 +47,7 @@ def team_session(
     w.assistant("m1", [call])
     spawned = {
         "status": "teammate_spawned",
-        "teammate_id": "readme-inspector@snoopy",
+        "teammate_id": teammate_id,
         "agent_id": "readme-inspector@snoopy",
         "name": "readme-inspector",
         "team_name": "snoopy",
@@ -121,3 +127,16 @@ def test_followed_its_reply_ends_it_as_opened_does(tmp_path: Path) -> None:
     states = [op_of(t, "toolu_tm").state for t in seen if t.tool_operations]
     assert states[-1] == "completed" and "completed" not in states[:2], states
     assert op_of(live.transcript(None), "toolu_tm").duration == 63.0
+
+
+@pytest.mark.parametrize("odd", [7, True, ["readme-inspector@snoopy"], {"name": "x"}])
+def test_a_teammate_id_of_another_type_leaves_its_agent_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, odd: object
+) -> None:
+    """A ``teammate_id`` that is no string counts as absent: its ``agent_id`` names the
+    teammate, whose reply ends the call (it hid it: the call's outcome unknown)."""
+    session = team_session(tmp_path, file=False, replies=("readme-inspector",), teammate_id=odd)
+    typed = opened(session)
+    op = op_of(typed, "toolu_tm")
+    assert op.state == "completed" and op.duration == 63.0, op
+    assert everything(typed) == everything(by_dict(session, monkeypatch))

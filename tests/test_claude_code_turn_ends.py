@@ -118,7 +118,8 @@ def test_the_api_error_message_is_no_message_and_not_sent_next_on_every_surface(
     replayed = json.loads(run_cli(capsys, "replay", str(path))[1])["messages"]
     assert len(replayed) == 3
     assert "4 items as written, 3 items sent next" in run_cli(capsys, "diff", str(path))[1]
-    assert ModelDiff(t)[0][1].startswith("raw: 4 items (3 messages) · replayed: 3 messages")
+    head = ModelDiff(t)[0][1]
+    assert head.startswith("raw: 4 items as written (3 messages) · replayed: 3 messages")
     # a prompt after it hangs from it: the rest is sent, it is not
     w.user("again")
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)

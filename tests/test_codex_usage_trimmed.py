@@ -9,10 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from codex_helpers import CODEX, opened
 from codex_writer import RolloutWriter, usage
 
 from session_core.export import export
+from viewer.widgets.item_text import item_facts
 from viewer.widgets.model_status import ModelStatus
 
 MODEL = "gpt-5"  # (one the price table knows: a cost unknown is not for want of a price)
@@ -109,3 +111,34 @@ def test_a_whole_count_after_a_trimmed_one_is_read_by_its_own_last_usage(
         500,
         100,
     ), total
+
+
+@pytest.mark.parametrize(
+    ("count", "unknown"),
+    [
+        (_trimmed(1000, 1300), "output and cached split unknown"),
+        (
+            {"input_tokens": 1000, "cached_input_tokens": "some", "output_tokens": 5},
+            "cached split unknown",
+        ),
+        (
+            {"input_tokens": 1000, "cached_input_tokens": 800, "output_tokens": 5}
+            | {"cache_write_input_tokens": "many"},
+            "cache-write split unknown",
+        ),
+    ],
+)
+def test_a_response_with_its_input_stated_says_only_what_is_unknown(
+    tmp_path: Path, count: dict[str, Any], unknown: str
+) -> None:
+    """Its input is stated (the raw row says ``1,000 in``): what is unknown is its
+    output (where it is) and how the input splits, never the input, in the viewer's row
+    as in the export's message line (``Usage.unreported``)."""
+    path = _rollout(tmp_path / "r.jsonl", [(count, count)])
+    (answer,) = [item for item in opened(path).messages if item.usage is not None]
+    facts = item_facts(answer)
+    assert unknown in facts and not any("input" in fact for fact in facts), facts
+    said = export(path, "md").replace("\\", "")
+    assert f"· {unknown} ·" in said and "input and output unknown" not in said, said
+    raw = [part.text for item in opened(path).raw for part in item.parts]
+    assert any("1,000 in," in text for text in raw), raw

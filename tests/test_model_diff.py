@@ -59,10 +59,14 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
     elisions = kinds.count("elision")
     # (each elision once, with the messages they stubbed each once: these have no unsent)
     stubbed = {i for c in compactions if c.kind == "elision" for i in c.folded}
+    # (the items ``diff`` lists: sent next, or a conversation line; bookkeeping is not)
+    sent_ids = {m.id for m in t.messages}
+    lines = kinds_of(t.format).message | kinds_of(t.format).conversation
+    shown = sum(i.id in sent_ids or i.kind in lines for i in raw)
     out = [
         (
             "bold",
-            f"raw: {count(len(raw), 'item')} "
+            f"raw: {count(shown, 'item')} as written "
             f"({count(sum(i.kind in kinds_of(t.format).message for i in raw), 'message')}) · "
             f"replayed: {count(len(t.messages), 'message')} · "
             f"{count(kinds.count('compaction'), 'compaction')}, "
@@ -237,6 +241,9 @@ def test_diff_counts_as_written_the_items_it_lists(tmp_path: Path) -> None:
         head, *rows = "".join(by_name(fmt).diff_chunks(path)).splitlines()
         listed = [row for row in rows if row[:7] in ("= line ", "- line ", "~ line ")]
         assert f", {count(len(listed), 'item')} as written, " in head, (path, head)
+        # ... and the Diff tab's head says the same count (it said every raw item's)
+        tab = ModelDiff(by_name(fmt).open(path, writer_alive=False))[0][1]
+        assert tab.startswith(f"raw: {count(len(listed), 'item')} as written ("), (path, tab)
     head = "".join(by_name("codex").diff_chunks(real / "bare-0.34.jsonl")).splitlines()[0]
     assert ": codex, 7 items as written, 6 items sent next," in head
 

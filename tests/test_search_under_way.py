@@ -183,6 +183,25 @@ async def test_a_match_in_what_is_folded_is_said_on_its_item(tmp_path: Path) -> 
         assert not any("the match is" in line for line in screen_lines(app))
 
 
+async def test_a_match_across_lines_both_on_screen_is_not_said_folded(tmp_path: Path) -> None:
+    """``/␍⏎`` (a CRLF, as drawn) matches across two drawn lines of a folded item: both
+    on screen, no line alone holds it, and the item said the match was folded."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        session.append_message(Message(role="user", content="go"))
+        session.append_message(Message(role="assistant", content="first\r\nsecond"))
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        view = app.screen.query_one(ItemsView)
+        await pilot.press("g")
+        view.search("␍⏎")  # (as ``/`` and a paste of the term give it)
+        await wait_for(pilot, lambda: view.searching is None and len(view.matches) == 1)
+        await pilot.pause(0.1)
+        assert view.cursor == view.matches[0] and view.is_match(view.cursor)
+        shown = screen_lines(app)
+        assert any(line.rstrip().endswith("first␍") for line in shown), shown
+        assert not any("the match is" in line for line in shown), shown
+
+
 async def test_a_narrow_screen_says_it_short_beside_the_line_number(tmp_path: Path) -> None:
     """At 60 columns the note in full pushed the item's line number (and time) off its
     first row: said in short there, the number right after it; in full where it fits."""

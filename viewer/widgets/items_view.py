@@ -34,7 +34,7 @@ from session_core.model import (
     projection_dropped,
 )
 from session_core.search import args_preview, item_search_text
-from session_core.text import copied, count
+from session_core.text import NEWLINE_MARK, copied, count
 from session_core.vocabulary import kinds_of, readable_of
 from session_core.vocabulary import shown_parts as readable_parts
 
@@ -399,7 +399,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
                 lines[-1].truncate(max(1, width - 2), overflow="ellipsis")
                 lines[-1].append(" …", self._s("dim"))
         needle = self.highlight  # (a search found it, and no match could be seen)
-        if needle and self.is_match(index) and not any(holds(t.plain, needle) for t in lines):
+        if needle and self.is_match(index) and not _drawn_hold(lines, needle):
             hidden = self._hidden_match(item, needle)
             if hidden:
                 lines[0] = self._header(item, width, hidden_match=hidden)
@@ -537,6 +537,14 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
 
     def say(self, text: str) -> None:
         self.post_message(self.Said(text))
+
+
+def _drawn_hold(lines: list[Text], needle: str) -> bool:
+    """Do the lines drawn show ``needle``: one of them, or (a term of a line's end
+    ``⏎``, ``/␍⏎``) the lines one after another, as the screen shows them?"""
+    if any(holds(line.plain, needle) for line in lines):
+        return True
+    return NEWLINE_MARK in needle and holds("\n".join(line.plain for line in lines), needle)
 
 
 __all__ = [

@@ -19,7 +19,9 @@ from session_core.column_items import at_line, item_key, message_count
 from session_core.diff_model import (
     RowWords,
     Unwritten,
+    ids_sent,
     item_said,
+    items_listed,
     row_words,
     sent_next,
     tokens_said,
@@ -82,10 +84,16 @@ class ModelDiff(Sequence[Entry]):
         written = count(message_count(transcript), "message")  # (the browser's "msgs")
         overlays = ", ".join(overlay_counts(compactions).said("compaction", "elision"))
         unsent = unsent_said(compactions)  # (as the header says it)
+        # (every item's id read: once a snapshot's diff, and only past a compaction)
+        next_sent = sent_next(transcript) if compactions else None
+        # (what ``diff`` lists and counts: a line of bookkeeping is neither, as there; with
+        # nothing compacted, the messages' ids read, and the lines' of no conversation kind)
+        replayed = set(next_sent.ids if next_sent else ids_sent(transcript))
+        as_written = count(items_listed(transcript, replayed), "item")
         head: list[Entry] = [
             (
                 "bold",
-                f"raw: {count(len(raw), 'item')} ({written})"
+                f"raw: {as_written} as written ({written})"
                 f" · replayed: {count(len(sent), 'message')} · {overlays}"
                 + (f" {unsent}" if unsent else ""),
             )
@@ -99,8 +107,7 @@ class ModelDiff(Sequence[Entry]):
         if not compactions:
             head.append(("dim", "No compaction or elision: nothing was folded."))
         self._text(head)
-        # (every item's id read: once a snapshot's diff, and only past a compaction)
-        unwritten = sent_next(transcript).unwritten if compactions else []
+        unwritten = next_sent.unwritten if next_sent else []
         made = _made_by(unwritten)
         # What the model is sent that no line holds, by id: such an item in a list of ids
         # is named as the CLI names it (its line), never by its internal id.

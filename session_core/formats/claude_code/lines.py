@@ -434,7 +434,10 @@ def _facts_of(value: Any) -> Said:
         str_or_none(value.get("status")) in LAUNCHED or value.get("isAsync") is True,
         str_or_none(value.get("runId")),
         took / 1000 if took is not None else None,
-        _spawned(value.get("status"), value.get("teammate_id") or value.get("agent_id")),
+        _spawned(  # (one of another type is absent: the next is read, as ``ResultFacts``)
+            value.get("status"),
+            str_or_none(value.get("teammate_id")) or value.get("agent_id"),
+        ),
     )
 
 

@@ -184,9 +184,19 @@ def usage_of(
         unsplit = rest + (unsplit or 0)
     if response:  # ``Usage.of_response``'s counting, every count given (one per response)
         known = 0 if cost is None else 1
-        in_part = 1 if uncached is None else 0
+        in_part = 1 if uncached is None else 0  # (its input stated: its split is unknown)
         return Usage(
-            uncached, output, cached, cache_write, cost, 1, 1, known, unsplit, in_part=in_part
+            uncached,
+            output,
+            cached,
+            cache_write,
+            cost,
+            1,
+            1,
+            known,
+            unsplit,
+            in_part=in_part,
+            input_unsplit=in_part,
         )
     return Usage(uncached, output, cached, cache_write, cost, total_only_tokens=unsplit)
 
