@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...model import Part
-from ...text import str_or_none, timed_seconds
+from ...text import count, str_or_none, timed_seconds
 from . import NAMED_TYPES, blocks
 from .lines import DUPLICATE, Line
 from .records import Boundary
@@ -125,16 +125,16 @@ def _replaced(
     the model sent a ``<persisted-output>`` preview of instead (each ``replacement``,
     by its call's ``toolUseId``), from the request it was made for on. The line
     rewrites none of them: an elision, as a microcompact's, its item kept as written."""
-    said = record.get("replacements")
+    given = record.get("replacements")
     replaced: dict[str, str] = {}
-    for each in said if isinstance(said, list) else []:
+    for each in given if isinstance(given, list) else []:
         if isinstance(each, dict) and each.get("kind") == "tool-result":
             call, sent = each.get("toolUseId"), each.get("replacement")
             if isinstance(call, str) and isinstance(sent, str):
                 replaced[call] = sent
     if replaced:
-        n = len(replaced)
-        said = {"content": f"{n} tool result{'s' * (n != 1)} too large to send, sent as a preview"}
+        results = count(len(replaced), "tool result")
+        said = {"content": f"{results} too large to send, sent as a preview"}
         b.boundaries.append(Boundary(ident, line, node, True, said, before, ts, replaced=replaced))
 
 
