@@ -3,7 +3,7 @@ is sent next, with what each compaction folded and each elision stubbed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -138,7 +138,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
     listed = kinds.message | kinds.conversation
     yield from [
         f"{name_line(transcript.path)}: {transcript.format}, "
-        f"{count(items_listed(transcript, replayed), 'item')} as written, "
+        f"{count(items_listed(transcript, lambda: replayed), 'item')} as written, "
         f"{count(len(sent.ids), 'item')} sent next, "
         + ", ".join(overlay_counts(transcript.compactions).said("compaction", "elision")),
         "",
@@ -186,20 +186,28 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         yield placed.pop()[1]
 
 
-def items_listed(transcript: Transcript, replayed: AbstractSet[str]) -> int:
+def items_listed(transcript: Transcript, replayed: Callable[[], AbstractSet[str]]) -> int:
     """How many of the items as written ``diff`` gives a row (sent next, or a conversation
     line not sent): what it counts of them, and the Diff tab's head with it (one count,
     ``1,303 items as written``). A line of bookkeeping (an event, a record: a Codex
-    ``record_type`` marker) has none, so none is counted, in any format. ``replayed``:
-    the ids sent next (``ids_sent``): only a line of no conversation kind's is looked up."""
+    ``record_type`` marker) has none, so none is counted, in any format. ``replayed()``:
+    the ids sent next (``ids_sent``), asked only where a line of no conversation kind is
+    there to look up (the usual transcript has none: no set of every id sent is built)."""
     kinds = kinds_of(transcript.format)
     listed = kinds.message | kinds.conversation
     raw = transcript.raw
     if isinstance(raw, Items):  # (none built: a 1 GB session's kinds asked once a pair)
         others = raw.having(lambda _role, kind: kind not in listed)
-        kept = sum(1 for at in range(len(others)) if item_key(others, at)[0] in replayed)
+        if not len(others):
+            return len(raw)
+        ids = replayed()
+        kept = sum(1 for at in range(len(others)) if item_key(others, at)[0] in ids)
         return len(raw) - len(others) + kept
-    return sum(1 for item in raw if item.id in replayed or item.kind in listed)
+    other = [item.id for item in raw if item.kind not in listed]
+    if not other:
+        return len(raw)
+    ids = replayed()
+    return len(raw) - len(other) + sum(1 for one in other if one in ids)
 
 
 def _made_dropped(compactions: Sequence[Compaction]) -> list[Item]:

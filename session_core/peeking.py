@@ -202,21 +202,22 @@ def _open(
         before = os.fstat(fh.fileno())
         result.size = before.st_size
     if result.size == 0:
-        from .views import blank_file, unclaimed
+        from .views import NoClaim, blank_file
 
         if blank_file(where):  # (a /proc file says 0 bytes, and has lines: read on)
-            result.error = str(unclaimed(where))  # (as ``check`` says it)
+            result.error = str(NoClaim(where, empty=True).error())  # (as ``check`` says it)
             return result, None, None
     fmt = format_of(where)
     if fmt is None:  # what parses is still shown; a read that fails says so instead
-        from .views import older_document, unclaimed
+        from .views import why_unclaimed
 
-        if older_document(where) is not None:  # (one JSON document an older writer wrote:
-            result.error = str(unclaimed(where))  # no lines to read, what it is alone)
+        # (empty, a first line's damage, or none: as ``check`` says it, from one place)
+        why = why_unclaimed(where)
+        if why.document is not None:  # (one JSON document an older writer wrote: no
+            result.error = str(why.error())  # lines to read, what it is alone)
             return result, None, None
         source = v1_source(where)
-        # (empty, a first line's damage, or none: as ``check`` says it, from one place)
-        source.error = str(unclaimed(where))
+        source.error = str(why.error())
         return result, source, None
     result.format = fmt.name
     try:

@@ -368,11 +368,10 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
             summary.format = unmarked
             raise first_line_refused(where, 1, head.split(b"\n", 1)[0])
         if name is None:  # (as every command says it: empty past a mark, white space; an
-            from .views import blank_file, older_document  # older writer's document)
+            from .views import why_unclaimed  # older writer's document)
 
-            summary.reason = (
-                "empty" if blank_file(where) else older_document(where) or not_a_transcript()
-            )
+            why = why_unclaimed(where)
+            summary.reason = "empty" if why.empty else why.document or not_a_transcript()
             return
         summary.format = name
         first = records[0]  # (a format claimed the head: its first record is an object)

@@ -27,11 +27,21 @@ class Position(NamedTuple):
     source: LineSource | None
 
 
-def position(tail: TailReader) -> Position:
-    """Where ``tail`` stands now (taken before a restart: where it stood)."""
+def position(tail: TailReader, size: int | None = None) -> Position:
+    """Where ``tail`` stands now (taken before a restart: where it stood); its size the
+    last said, or ``size`` (a compressed file's: what was unpacked), at least the offset."""
     held = tail.offset - tail.complete
-    size = max(tail.size_said, tail.offset)
+    size = max(tail.size_said if size is None else size, tail.offset)
     return Position(tail.offset, size, held, tail.line + 1 if held else 0, tail.format, tail.source)
+
+
+def place(update: FollowUpdate, at: Position) -> FollowUpdate:
+    """``update``, saying it stands ``at``: every field of a position set here alone, so
+    that each update placed without a read (``complain``, ``tail_settle.settle_cut``)
+    says the same ones."""
+    update.offset, update.size, update.held, update.held_line = at[:4]
+    update.format, update.source = at.format, at.source
+    return update
 
 
 def complain(
@@ -39,9 +49,7 @@ def complain(
 ) -> FollowUpdate | None:
     """Report an unreadable file once, not on every poll (each update says it stands),
     placed where reading stands (``at``: where it stood before a restart)."""
-    at = at or position(tail)
-    update.offset, update.size, update.held, update.held_line = at[:4]
-    update.format, update.source = at.format, at.source
+    place(update, at or position(tail))
     update.problem = text
     if text == tail.problem:
         return update if not update.is_empty() else None
@@ -106,4 +114,4 @@ def _kind(mode: int) -> str:
     return "a device"
 
 
-__all__ = ["Position", "complain", "not_a_file", "position", "unreadable", "vanish"]
+__all__ = ["Position", "complain", "not_a_file", "place", "position", "unreadable", "vanish"]

@@ -12,6 +12,7 @@ from .formats import by_name
 from .indexing import head_record
 from .line_warnings import settled_line
 from .reader import is_blank
+from .tail_problems import place, position
 
 if TYPE_CHECKING:
     from .tail_reader import TailReader
@@ -81,13 +82,9 @@ def settle_cut(tail: TailReader, update: FollowUpdate | None) -> FollowUpdate | 
     if update is None:
         if not unsaid:
             return None
-        update = FollowUpdate(read=tail.reading)
-        update.offset, update.size = tail.offset, max(len(tail.unpacked or b""), tail.offset)
-        update.held = tail.offset - tail.complete
-        update.held_line = tail.line + 1 if update.held else 0
+        at = position(tail, len(tail.unpacked or b""))  # (its size: what was unpacked)
+        update = place(FollowUpdate(read=tail.reading), at)
         update.caught_up = True
-        update.format = tail.format
-        update.source = tail.source
     if unsaid:
         tail.damage_said = damage
         update.warnings.append(damage)

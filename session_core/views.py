@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -156,21 +156,45 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
     return fmt
 
 
+class NoClaim(NamedTuple):
+    """What a file no format claims is, each case worked out once (``why_unclaimed``):
+    white space alone (``empty``), an older writer's whole JSON document (``document``,
+    what it is), or neither; ``error()`` says it in the words every command says it."""
+
+    where: str
+    empty: bool
+    document: str | None = None
+
+    def error(self) -> TranscriptError:
+        """Empty, an older writer's document, its first line's damage, or not a
+        transcript (the first line read again only in the last two cases)."""
+        from .formats import not_a_transcript
+
+        where = self.where
+        if self.empty:  # (blank lines, however many, then records: detected)
+            return TranscriptError(
+                "is empty; a transcript starts with its first record", path=where
+            )
+        if self.document is not None:
+            return TranscriptError(f"is {self.document}", path=where)
+        damage = first_line_damage(where)
+        if damage is not None:
+            return damage
+        return TranscriptError(f"is not a transcript: {not_a_transcript()}", path=where)
+
+
+def why_unclaimed(where: str) -> NoClaim:
+    """Which case a file no format claims is: the one place that tells them apart, so
+    that no caller reads a whole document twice to say what it is."""
+    empty = blank_file(where)
+    return NoClaim(where, empty, None if empty else older_document(where))
+
+
 def unclaimed(where: str) -> TranscriptError:
     """Why no format claims the file at ``where``, in the words every command says it
     (``check``, ``replay``, ``diff``, ``export`` and ``peek`` alike): empty, its first
     line damage, or not a transcript."""
-    from .formats import not_a_transcript
-
-    if blank_file(where):  # (blank lines, however many, then records: detected)
-        return TranscriptError("is empty; a transcript starts with its first record", path=where)
-    older = older_document(where)
-    if older is not None:
-        return TranscriptError(f"is {older}", path=where)
-    damage = first_line_damage(where)
-    if damage is not None:
-        return damage
-    return TranscriptError(f"is not a transcript: {not_a_transcript()}", path=where)
+    return why_unclaimed(where).error()
 
 
 DOCUMENT_LIMIT = 64 << 20  # a bigger file is not parsed whole to say what it is

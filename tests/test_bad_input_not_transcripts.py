@@ -269,3 +269,34 @@ def test_the_browser_calls_empty_what_check_calls_empty(tmp_path: Path, text: by
     assert (summary.status, summary.reason) == ("not-a-transcript", "empty")
     path.write_bytes(text + b"[1, 2]\n")
     assert scan_file(path).reason != "empty"
+
+
+OLDER_DOCUMENT = Path(__file__).parent / "fixtures" / "codex-real" / "typescript-cli-2025.json"
+
+
+@pytest.mark.parametrize("text", [OLDER_DOCUMENT.read_bytes(), b'{"a": 1}\n', b"no json\n"])
+def test_what_no_format_claims_is_worked_out_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: bytes
+) -> None:
+    """``peek`` and the viewer's ``not_a_transcript`` each read a file no format claims
+    once per case (``views.why_unclaimed``): they asked ``older_document`` themselves,
+    then ``unclaimed`` asked it again, so an older writer's document (up to 64 MB) was
+    parsed whole twice (review r2, finding 1). What each says is unchanged."""
+    from session_core import views
+    from viewer.screens.not_a_transcript import not_a_transcript
+
+    path = tmp_path / "odd.json"
+    path.write_bytes(text)
+    said = str(views.unclaimed(str(path)))
+    calls: list[str] = []
+    for name in ("blank_file", "older_document"):
+        real = getattr(views, name)
+        monkeypatch.setattr(
+            views, name, lambda w, real=real, name=name: calls.append(name) or real(w)
+        )
+    assert peek(path).error == said
+    assert sorted(calls) == ["blank_file", "older_document"]
+    calls.clear()
+    unclaimed = not_a_transcript(str(path))
+    assert unclaimed is not None and unclaimed.document == text.startswith(b"{\n")
+    assert sorted(calls) == ["blank_file", "older_document"]

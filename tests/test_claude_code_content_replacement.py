@@ -107,3 +107,26 @@ def test_a_replacement_of_no_known_kind_or_shape_elides_nothing(tmp_path: Path) 
     assert sent[answered]["content"] == BIG
     assert [c["folded"] for c in replay["compactions"]] == [[]]  # (t9's: it stubs nothing)
     assert not replay.get("other-records")
+
+
+def test_a_cleared_result_stays_cleared_past_a_later_preview(tmp_path: Path) -> None:
+    """A result a microcompact cleared is sent cleared still once a content-replacement
+    names it after (its preview does not bring it back), and a second preview of a result
+    replaced is sent in place of the first: the merge of what each elision sends
+    (``assemble._compactions``, review r2 finding 7: made one dict of what is new)."""
+    w = CCWriter()
+    w.user("read both")
+    calls = [tool_use("ta", "Read", file_path="a"), tool_use("tb", "Read", file_path="b")]
+    w.assistant("m1", calls)
+    both = w.user(
+        [
+            {"type": "tool_result", "tool_use_id": "ta", "content": BIG},
+            {"type": "tool_result", "tool_use_id": "tb", "content": BIG},
+        ]
+    )
+    w.microcompact(["ta"])
+    _replacement(w, ("ta", PREVIEW), ("tb", PREVIEW))
+    _replacement(w, ("tb", "second preview"))
+    path = w.write(tmp_path / "s.jsonl")
+    sent = {m["id"]: m for m in FMT.open(str(path), writer_alive=False).to_json()["messages"]}
+    assert sent[both]["content"] == "[Old tool result content cleared]\nsecond preview"

@@ -314,3 +314,25 @@ def test_a_first_update_drained_drops_the_cut_it_said_once_read_whole(tmp_path: 
     whole = _drain(tail, first)
     assert whole.caught_up and whole.lines == list(range(1, len(lines) + 1))
     assert (whole.warnings, whole.withdrawn, whole.problem) == ([], [], None)
+
+
+def test_a_cut_frame_settled_stands_where_a_complaint_would(tmp_path: Path) -> None:
+    """A frame half written, its writer gone (``settle``), says its cut where reading
+    stands, placed as ``complain`` places an unreadable file's update
+    (``tail_problems.place``): every field of a ``Position``, its size what was unpacked
+    (review r2, finding 2: ``settle_cut`` set each field by hand)."""
+    from session_core.tail_problems import Position, place, position
+
+    path, _lines, frames = _frames(tmp_path)
+    path.write_bytes(frames[0])
+    tail = TailReader(str(path))
+    _step(tail)
+    _append(path, frames[1][: len(frames[1]) // 2])
+    _step(tail)
+    at = position(tail, len(tail.unpacked or b""))
+    settled = tail.settle()
+    assert settled is not None and settled.caught_up and tail.damage is not None
+    assert settled.problem == tail.damage and settled.warnings == [tail.damage]
+    assert [getattr(settled, field) for field in Position._fields] == list(at)
+    placed = place(FollowUpdate(), at)
+    assert [getattr(placed, field) for field in Position._fields] == list(at)

@@ -202,3 +202,18 @@ async def test_an_agentgo_projection_says_what_it_stubbed_once_a_request_says(
     # check's streaming read keeps no request: the projection counted alone
     _, out, _ = run_cli(capsys, "check", str(path))
     assert ", 1 elision, usage" in out, out
+
+
+def test_a_v1_snapshots_overlays_count_by_the_replays_counts(tmp_path: Path) -> None:
+    """The header's counts (``Overlays.counted``) are the replay's ``replay_counts``,
+    which ``check``, ``diff`` and the export say: taken, not built again from the same
+    expression, so the surfaces cannot drift apart (review r2, finding 8)."""
+    from session_core.formats.v1.overlays import Overlays, replay_counts
+
+    path = _v1(tmp_path / "s.jsonl")
+    state = replay_file(str(path), tolerate_tail=False)
+    counts = replay_counts(state)
+    assert Overlays([], state.elisions, 0, {}, counts).counted() is counts
+    told = open_transcript(path).compactions
+    assert isinstance(told, Overlays) and told.counted() == counts
+    assert counts.said("compaction", "elision") == V1_SAID.split(", ")

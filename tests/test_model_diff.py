@@ -265,3 +265,36 @@ def test_reasoning_of_no_text_is_said_so_by_the_diff_as_by_the_viewer_and_export
     assert row == "= line      4 assistant [reasoning (no text)]", row
     assert "**reasoning \\(no text\\)**" in export(path, "md")
     assert ">reasoning (no text)<" in export(path, "html")
+
+
+def test_the_tab_reads_the_ids_sent_only_for_a_line_of_bookkeeping(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Diff tab is built again on every snapshot: with nothing compacted, it reads
+    every id sent next (``ids_sent``) only where a line of no conversation kind is there
+    to look up (``items_listed`` asks), not for every transcript (review r2, finding 4).
+    Its head still counts what it did."""
+    import viewer.widgets.model_diff as model_diff
+
+    real = model_diff.ids_sent
+    calls: list[int] = []
+    monkeypatch.setattr(model_diff, "ids_sent", lambda t: calls.append(1) or real(t))
+    from session_core.formats import format_of
+
+    real_ones = sorted((Path(__file__).parent / "fixtures").glob("*/*.jsonl"))
+    asked = {}
+    for path in [p for _name, p in files(tmp_path)] + real_ones:
+        fmt = format_of(str(path))
+        assert fmt is not None
+        t = fmt.open(str(path), writer_alive=False)
+        if t.compactions:
+            continue
+        calls.clear()
+        listed = kinds_of(t.format).message | kinds_of(t.format).conversation
+        diff = ModelDiff(t)
+        sent = {m.id for m in t.messages}
+        shown = sum(i.id in sent or i.kind in listed for i in t.raw)
+        assert diff[0][1].startswith(f"raw: {count(shown, 'item')} as written ")
+        asked[path.name] = bool(calls)
+        assert asked[path.name] == any(item.kind not in listed for item in t.raw), path
+    assert set(asked.values()) == {False, True}  # (each case is read: one with, one without)

@@ -10,7 +10,7 @@ from session_core.errors import TranscriptError
 from session_core.formats import detect_format
 from session_core.model import Transcript
 from session_core.tail_reader import AGAIN
-from session_core.views import blank_file, older_document, unclaimed
+from session_core.views import why_unclaimed
 
 
 class Unclaimed(NamedTuple):
@@ -28,11 +28,14 @@ def not_a_transcript(where: str) -> Unclaimed | None:
     format claims it now, it is empty (a transcript not written yet) or it cannot be read
     (the follower says why)."""
     try:
-        if detect_format(where) is not None or blank_file(where):
+        if detect_format(where) is not None:
             return None
-        if (older := older_document(where)) is not None:  # (what it is says it: no "not")
-            return Unclaimed(f"is {older}", document=True)
-        error = unclaimed(where)
+        why = why_unclaimed(where)
+        if why.empty:
+            return None
+        if why.document is not None:  # (what it is says it: no "not")
+            return Unclaimed(f"is {why.document}", document=True)
+        error = why.error()
     except (OSError, TranscriptError):
         return None
     said = error.reason if error.line is None else f"line {error.line}: {error.reason}"

@@ -86,9 +86,13 @@ class ModelDiff(Sequence[Entry]):
         unsent = unsent_said(compactions)  # (as the header says it)
         # (every item's id read: once a snapshot's diff, and only past a compaction)
         next_sent = sent_next(transcript) if compactions else None
+
         # (what ``diff`` lists and counts: a line of bookkeeping is neither, as there; with
-        # nothing compacted, the messages' ids read, and the lines' of no conversation kind)
-        replayed = set(next_sent.ids if next_sent else ids_sent(transcript))
+        # nothing compacted, the messages' ids read only where a line of no conversation
+        # kind is there to look up: the usual transcript has none)
+        def replayed() -> set[str]:
+            return set(next_sent.ids if next_sent else ids_sent(transcript))
+
         as_written = count(items_listed(transcript, replayed), "item")
         head: list[Entry] = [
             (

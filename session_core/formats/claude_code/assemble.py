@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from ...column_items import ItemIds, Items
@@ -213,9 +213,9 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
         if bd.elision:
             # Each call id whose result it sends otherwise: a content-replacement's
             # preview, or a microcompact's stub (None).
-            sent_for: dict[str, str | None]
+            sent_for: Mapping[str, str | None]
             if bd.replaced is not None:
-                sent_for = dict(bd.replaced)
+                sent_for = bd.replaced  # (only read)
             else:
                 tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
                 ids = tool_ids if isinstance(tool_ids, list) else []
@@ -234,12 +234,13 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             for item, elided_now in cleared.items():
                 known = b.cleared_results.setdefault(item, {})
                 # (a result cleared stays so: a preview said after it does not bring it back)
-                now = {
-                    **known,
-                    **{k: v for k, v in elided_now.items() if known.get(k, "") is not None},
+                fresh = {
+                    k: v
+                    for k, v in elided_now.items()
+                    if k not in known or (known[k] is not None and known[k] != v)
                 }
-                if now != known:
-                    known.update(now)
+                if fresh:
+                    known.update(fresh)
                     _stub_results(b.raw, item, known)
             saved = meta.get("tokensSaved", record.get("tokensSaved"))
             if isinstance(before, int) and isinstance(saved, int) and after is None:

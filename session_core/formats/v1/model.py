@@ -48,7 +48,7 @@ from .items import (
 from .line_ends import V1LineEnds
 from .ops import V1Ops
 from .others import OtherRecords
-from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
+from .overlays import Overlays, compaction_parts, elision_parts, made_compaction, replay_counts
 
 NAME = "transcript-v1"
 PROMPT_WITHIN = 64  # messages into a run its prompt is looked for in (a run that starts with
@@ -403,7 +403,8 @@ class V1Model(V1Calls):
         made when asked for: a big file has 10,000s of them, an object each was MBs."""
         state, made = self.state, self._made
         made.extend(made_compaction(c, self.line_of) for c in state.compactions[len(made) :])
-        return Overlays(made, state.elisions, len(state.elisions), self.line_of)
+        counts = replay_counts(state)  # (as ``check``, ``diff`` and the export count them)
+        return Overlays(made, state.elisions, len(state.elisions), self.line_of, counts)
 
     _line: tuple[int, dict[str, Any]] = (0, {})  # the last line read again: its span, parsed
 

@@ -37,15 +37,22 @@ def replay_counts(state: ReplayState) -> OverlayCounts:
 class Overlays(Indexed[Compaction]):
     """A snapshot's compactions (made), then its first ``n`` elisions, each made from
     the replay's record when indexed (one a message stubbed: ``counted`` says the
-    elision lines and the messages they stubbed, as the replay had them)."""
+    elision lines and the messages they stubbed, as the replay had them: ``counts``,
+    its ``replay_counts``, so that the header counts as ``check``, ``diff`` and the
+    export do, from one expression)."""
 
     __slots__ = ("_counts", "_elisions", "_lines", "_made", "_n")
 
     def __init__(
-        self, made: list[Compaction], elisions: Elisions, n: int, lines: dict[str, int]
+        self,
+        made: list[Compaction],
+        elisions: Elisions,
+        n: int,
+        lines: dict[str, int],
+        counts: OverlayCounts,
     ) -> None:
         self._made, self._elisions, self._n, self._lines = list(made), elisions, n, lines
-        self._counts = OverlayCounts(len(made), elisions.line_count, stubbed=len(elisions.mids))
+        self._counts = counts
 
     def __len__(self) -> int:
         return len(self._made) + self._n
