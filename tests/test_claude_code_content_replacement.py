@@ -71,19 +71,25 @@ def test_a_replaced_result_is_sent_as_its_preview(tmp_path: Path) -> None:
     assert any(r.startswith("# line 4: elision") for r in rows)
 
 
+def _read_two(w: CCWriter, second: str) -> str:
+    """Two reads in one response, answered in one user line (``ta``: BIG, ``tb``:
+    ``second``); that line's id."""
+    w.user("read both")
+    calls = [tool_use("ta", "Read", file_path="a"), tool_use("tb", "Read", file_path="b")]
+    w.assistant("m1", calls)
+    return w.user(
+        [
+            {"type": "tool_result", "tool_use_id": "ta", "content": BIG},
+            {"type": "tool_result", "tool_use_id": "tb", "content": second},
+        ]
+    )
+
+
 def test_only_the_named_result_of_a_line_is_replaced_and_a_later_clear_wins(
     tmp_path: Path,
 ) -> None:
     w = CCWriter()
-    w.user("read both")
-    calls = [tool_use("ta", "Read", file_path="a"), tool_use("tb", "Read", file_path="b")]
-    w.assistant("m1", calls)
-    both = w.user(
-        [
-            {"type": "tool_result", "tool_use_id": "ta", "content": BIG},
-            {"type": "tool_result", "tool_use_id": "tb", "content": "BETA"},
-        ]
-    )
+    both = _read_two(w, "BETA")
     _replacement(w, ("ta", PREVIEW))
     path = w.write(tmp_path / "one.jsonl")
     sent = {m["id"]: m for m in FMT.open(str(path), writer_alive=False).to_json()["messages"]}
@@ -115,15 +121,7 @@ def test_a_cleared_result_stays_cleared_past_a_later_preview(tmp_path: Path) -> 
     replaced is sent in place of the first: the merge of what each elision sends
     (``assemble._compactions``, review r2 finding 7: made one dict of what is new)."""
     w = CCWriter()
-    w.user("read both")
-    calls = [tool_use("ta", "Read", file_path="a"), tool_use("tb", "Read", file_path="b")]
-    w.assistant("m1", calls)
-    both = w.user(
-        [
-            {"type": "tool_result", "tool_use_id": "ta", "content": BIG},
-            {"type": "tool_result", "tool_use_id": "tb", "content": BIG},
-        ]
-    )
+    both = _read_two(w, BIG)
     w.microcompact(["ta"])
     _replacement(w, ("ta", PREVIEW), ("tb", PREVIEW))
     _replacement(w, ("tb", "second preview"))
