@@ -129,7 +129,7 @@ class AgentGoOp(ToolOp):
         op.subagent_line = op.subagent_item = op.progress_line = op.progress_ts = None
         op.call_id, op.tool, op.state = op_call_id(call), call.name, state
         op.line = file_line(call.first_line, call.first_seq)
-        op.run_id, op.sidechain = call.run_id, False
+        op.run_id, op.sidechain, op.launched = call.run_id, False, False
         # Ended at its tool_exec_end; one with none (interrupted, running) did not end at
         # its last line: that is when it was last seen.
         ended = call.tool_end_at >= 0

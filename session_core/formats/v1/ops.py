@@ -359,7 +359,7 @@ class V1Op(ToolOp):
         op.state = state_of(records.outcome(index), answered, writer_alive, last(index))
         for name in _FROM_LINES:
             _SLOTS[name].__set__(op, None)
-        op.sidechain = False
+        op.sidechain = op.launched = False
         for name in (
             "detail",
             "progress",
