@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the core's tests use fingerprint without loading the app
     from textual.pilot import Pilot
 
     from session_core.model import Transcript
+    from session_core.tail_reader import TailReader
     from viewer.app import TailscopeApp
     from viewer.screens.following import FollowingScreen
     from viewer.screens.model_screen import ModelScreen
@@ -385,3 +386,19 @@ def put_at(value: Any, at: tuple[Any, ...], new: Any) -> Any:
     value = value.copy()
     value[at[0]] = put_at(value[at[0]], at[1:], new)
     return value
+
+
+def append_later(path: Path, data: bytes) -> None:
+    """``data`` appended to ``path``, its mtime a second on (a coarse clock would not
+    tell the append from what was there: the follower looks at the stat)."""
+    with open(path, "ab") as out:
+        out.write(data)
+    stamp = path.stat().st_mtime_ns + 1_000_000_000
+    os.utime(path, ns=(stamp, stamp))
+
+
+def tail_step(tail: TailReader) -> FollowUpdate:
+    """A ``TailReader``'s next update, which must be there (something changed)."""
+    update = tail.step(None)
+    assert update is not None
+    return update

@@ -13,6 +13,7 @@ import pytest
 import zstandard
 from codex_writer import story
 from format_fixtures import BUILT_IN
+from helpers import append_later, tail_step
 
 from session_core.follow_update import FollowUpdate
 from session_core.tail_reader import TailReader
@@ -32,28 +33,15 @@ def _frames(tmp_path: Path) -> tuple[Path, list[bytes], list[bytes]]:
     return tmp_path / "rollout.jsonl.zst", lines, frames
 
 
-def _step(tail: TailReader) -> FollowUpdate:
-    update = tail.step(None)
-    assert update is not None
-    return update
-
-
-def _append(path: Path, data: bytes) -> None:
-    with open(path, "ab") as out:
-        out.write(data)
-    stamp = path.stat().st_mtime_ns + 1_000_000_000  # (a coarse clock: it changed)
-    os.utime(path, ns=(stamp, stamp))
-
-
 def test_a_frame_appended_is_read_on_as_new_lines(tmp_path: Path) -> None:
     path, lines, frames = _frames(tmp_path)
     half = len(lines) // 2
     path.write_bytes(frames[0])
     tail = TailReader(str(path))
-    first = _step(tail)
+    first = tail_step(tail)
     assert first.lines == list(range(1, half + 1)) and first.warnings == []
-    _append(path, frames[1])
-    more = _step(tail)
+    append_later(path, frames[1])
+    more = tail_step(tail)
     assert (more.reset, more.initial, more.warnings, more.problem) == (False, False, [], None)
     assert more.lines == list(range(half + 1, len(lines) + 1))
     assert more.envelopes == [orjson.loads(line) for line in lines[half:]]
@@ -63,7 +51,7 @@ def test_a_frame_appended_is_read_on_as_new_lines(tmp_path: Path) -> None:
         out.truncate(0)
         out.write(frames[1])
     os.utime(path, ns=(1, 1))
-    again = _step(tail)
+    again = tail_step(tail)
     assert again.reset and again.lines[0] == 1
     assert any("the compressed file was rewritten" in w for w in again.warnings)
 
@@ -74,11 +62,11 @@ def test_a_cut_frame_completed_is_read_on_its_banner_gone(tmp_path: Path) -> Non
     cut = len(frames[1]) // 2
     path.write_bytes(frames[0] + frames[1][:cut])
     tail = TailReader(str(path))
-    first = _step(tail)
+    first = tail_step(tail)
     assert first.lines == list(range(1, half + 1))
     assert first.problem is not None and "the last frame is cut" in first.problem
-    _append(path, frames[1][cut:])
-    more = _step(tail)
+    append_later(path, frames[1][cut:])
+    more = tail_step(tail)
     assert (more.reset, more.warnings, more.problem) == (False, [], None)
     assert more.lines == list(range(half + 1, len(lines) + 1))
 
@@ -96,7 +84,7 @@ async def test_the_viewer_shows_a_frame_appended_as_new_lines_unannounced(
     async with app_loaded(path, ModelScreen, (120, 32)) as (app, pilot):
         screen = app.file_screen
         before = len(screen.transcript.messages)
-        _append(path, frames[1])
+        append_later(path, frames[1])
         whole = len(open_transcript(path).messages)
         assert whole != before  # (the second half's compaction sends fewer)
         await wait_for(pilot, lambda: len(screen.transcript.messages) == whole, 20)
@@ -114,13 +102,13 @@ def test_a_frame_appended_in_two_writes_says_no_damage_warning(tmp_path: Path) -
     cut = len(frames[1]) // 2
     path.write_bytes(frames[0])
     tail = TailReader(str(path))
-    assert _step(tail).lines == list(range(1, half + 1))
-    _append(path, frames[1][:cut])
-    part = _step(tail)
+    assert tail_step(tail).lines == list(range(1, half + 1))
+    append_later(path, frames[1][:cut])
+    part = tail_step(tail)
     assert part.problem is not None and "the last frame is cut" in part.problem
     assert (part.warnings, part.growing, part.reset) == ([], True, False)
-    _append(path, frames[1][cut:])
-    more = _step(tail)
+    append_later(path, frames[1][cut:])
+    more = tail_step(tail)
     assert (more.reset, more.warnings, more.problem, more.growing) == (False, [], None, False)
     assert more.lines == list(range(half + 1, len(lines) + 1))
 
@@ -138,10 +126,10 @@ async def test_the_viewer_keeps_no_warning_of_a_frame_appended_in_two_writes(
     path.write_bytes(frames[0])
     async with app_loaded(path, ModelScreen, (120, 32)) as (app, pilot):
         screen = app.file_screen
-        _append(path, frames[1][:cut])
+        append_later(path, frames[1][:cut])
         await wait_for(pilot, lambda: "the last frame is cut" in screen_text(app), 20)
         assert not said(app, "stays shown until it can be read")  # (no toast: being written)
-        _append(path, frames[1][cut:])
+        append_later(path, frames[1][cut:])
         whole = len(open_transcript(path).messages)
         await wait_for(pilot, lambda: len(screen.transcript.messages) == whole, 20)
         await pilot.pause(0.3)
@@ -158,15 +146,15 @@ def test_a_cut_frame_warned_of_at_open_is_withdrawn_once_read_whole(tmp_path: Pa
     cut = len(frames[1]) // 2
     path.write_bytes(frames[0] + frames[1][:cut])
     tail = TailReader(str(path))
-    first = _step(tail)
+    first = tail_step(tail)
     said = [w for w in first.warnings if "the last frame is cut" in w]
     assert len(said) == 1 and first.withdrawn == []
-    _append(path, frames[1][cut:])
-    more = _step(tail)
+    append_later(path, frames[1][cut:])
+    more = tail_step(tail)
     assert (more.reset, more.warnings, more.problem, more.withdrawn) == (False, [], None, said)
     assert more.lines[-1] == len(lines)
-    _append(path, frames[0])  # (a whole frame more: nothing left to withdraw)
-    assert _step(tail).withdrawn == []
+    append_later(path, frames[0])  # (a whole frame more: nothing left to withdraw)
+    assert tail_step(tail).withdrawn == []
 
 
 async def test_the_viewer_drops_the_warning_of_a_cut_frame_read_whole(tmp_path: Path) -> None:
@@ -185,7 +173,7 @@ async def test_the_viewer_drops_the_warning_of_a_cut_frame_read_whole(tmp_path: 
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, WarningsScreen))
         assert "the last frame is cut" in screen_text(app)
-        _append(path, frames[1][cut:])
+        append_later(path, frames[1][cut:])
         whole = len(open_transcript(path).messages)
         await wait_for(pilot, lambda: len(screen.transcript.messages) == whole, 20)
         # (the dialog open over it lists the warnings as they are now)
@@ -225,10 +213,10 @@ def test_every_live_model_drops_a_withdrawn_warning(tmp_path: Path, name: str) -
             replay.apply(update)
 
     tail = TailReader(str(path), parse=fmt.parsed_updates)
-    apply(_step(tail))
+    apply(tail_step(tail))
     assert all(cut_said())
-    _append(path, second[cut:])
-    apply(_step(tail))
+    append_later(path, second[cut:])
+    apply(tail_step(tail))
     assert not any(cut_said())
 
 
@@ -264,10 +252,10 @@ def test_a_compressed_file_rewritten_is_unpacked_once(
     half = len(lines) // 2
     path.write_bytes(frames[0] + frames[1])
     tail = TailReader(str(path))
-    assert _step(tail).lines[-1] == len(lines)
+    assert tail_step(tail).lines[-1] == len(lines)
     unpacks = _counted_unpacks(monkeypatch)
     _rewrite(path, frames[1], 5_000_000_000)
-    again = _step(tail)
+    again = tail_step(tail)
     assert again.reset and again.envelopes == [orjson.loads(line) for line in lines[half:]]
     assert len(unpacks) == 1
 
@@ -283,7 +271,7 @@ def test_a_compressed_file_rewritten_again_while_reopened_is_read_as_it_is(
     half = len(lines) // 2
     path.write_bytes(frames[0] + frames[1])
     tail = TailReader(str(path))
-    _step(tail)
+    tail_step(tail)
     real_open = tail_reader._open_ro
 
     def rewritten_first(where: str) -> int:
@@ -293,7 +281,7 @@ def test_a_compressed_file_rewritten_again_while_reopened_is_read_as_it_is(
     monkeypatch.setattr(tail_reader, "_open_ro", rewritten_first)
     unpacks = _counted_unpacks(monkeypatch)
     _rewrite(path, frames[1], 5_000_000_000)
-    again = _step(tail)
+    again = tail_step(tail)
     assert again.reset and again.envelopes == [orjson.loads(line) for line in lines[:half]]
     assert len(unpacks) == 2
 
@@ -310,7 +298,7 @@ def test_a_first_update_drained_drops_the_cut_it_said_once_read_whole(tmp_path: 
     first = tail.step(64)  # (a batch of its lines: not all read yet)
     assert first is not None and not first.caught_up
     assert any("the last frame is cut" in w for w in first.warnings)
-    _append(path, frames[1][cut:])
+    append_later(path, frames[1][cut:])
     whole = _drain(tail, first)
     assert whole.caught_up and whole.lines == list(range(1, len(lines) + 1))
     assert (whole.warnings, whole.withdrawn, whole.problem) == ([], [], None)
@@ -326,9 +314,9 @@ def test_a_cut_frame_settled_stands_where_a_complaint_would(tmp_path: Path) -> N
     path, _lines, frames = _frames(tmp_path)
     path.write_bytes(frames[0])
     tail = TailReader(str(path))
-    _step(tail)
-    _append(path, frames[1][: len(frames[1]) // 2])
-    _step(tail)
+    tail_step(tail)
+    append_later(path, frames[1][: len(frames[1]) // 2])
+    tail_step(tail)
     at = position(tail, len(tail.unpacked or b""))
     settled = tail.settle()
     assert settled is not None and settled.caught_up and tail.damage is not None

@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import os
 from pathlib import Path
 
 import zstandard
 from codex_writer import story
+from helpers import append_later, tail_step
 
 from session_core.follow_update import FollowUpdate
 from session_core.following import follow
@@ -39,30 +39,17 @@ def _frames(tmp_path: Path) -> list[bytes]:
     return [data[start:end] for start, end in zip([0, *ends], ends, strict=False)]
 
 
-def _append(path: Path, data: bytes) -> None:
-    with open(path, "ab") as out:
-        out.write(data)
-    stamp = path.stat().st_mtime_ns + 1_000_000_000  # (a coarse clock: it changed)
-    os.utime(path, ns=(stamp, stamp))
-
-
-def _step(tail: TailReader) -> FollowUpdate:
-    update = tail.step(None)
-    assert update is not None
-    return update
-
-
 def test_the_cut_said_is_withdrawn_though_the_next_frame_is_cut(tmp_path: Path) -> None:
     first, second, third = _frames(tmp_path)
     path = tmp_path / "rollout.jsonl.zst"
     path.write_bytes(first + second[: len(second) // 2])
     tail = TailReader(str(path))
-    opened = _step(tail)
+    opened = tail_step(tail)
     said = [w for w in opened.warnings if CUT in w]
     assert len(said) == 1
     # the frame it named completed, the next one half written in the same read
-    _append(path, second[len(second) // 2 :] + third[: len(third) // 2])
-    more = _step(tail)
+    append_later(path, second[len(second) // 2 :] + third[: len(third) // 2])
+    more = tail_step(tail)
     assert more.withdrawn == said and more.warnings == []
     assert more.growing and more.problem is not None and CUT in more.problem
     assert more.problem != said[0]  # (past more lines now)
@@ -73,8 +60,8 @@ def test_the_cut_said_is_withdrawn_though_the_next_frame_is_cut(tmp_path: Path) 
     assert (settled.offset, settled.size) == (more.offset, more.size)
     assert tail.settle() is None
     # ...and withdrawn once that frame is whole after all
-    _append(path, third[len(third) // 2 :])
-    whole = _step(tail)
+    append_later(path, third[len(third) // 2 :])
+    whole = tail_step(tail)
     assert whole.withdrawn == [more.problem] and whole.problem is None
 
 
@@ -88,10 +75,10 @@ def test_a_frame_cut_while_followed_is_no_warning_while_its_writer_is_at_work(
     path = tmp_path / "rollout.jsonl.zst"
     path.write_bytes(first)
     tail = TailReader(str(path))
-    assert _step(tail).warnings == []
+    assert tail_step(tail).warnings == []
     assert tail.settle() is None  # (whole: nothing to say)
-    _append(path, second[:10])
-    part = _step(tail)
+    append_later(path, second[:10])
+    part = tail_step(tail)
     assert (part.warnings, part.withdrawn, part.growing) == ([], [], True)
 
 
@@ -121,7 +108,7 @@ async def test_a_follower_keeps_the_warnings_as_the_file_now_is(tmp_path: Path) 
         await until(lambda: bool(updates))
         assert [CUT in w for w in kept] == [True]
         opened = kept[0]
-        _append(path, second[len(second) // 2 :] + third[: len(third) // 2])
+        append_later(path, second[len(second) // 2 :] + third[: len(third) // 2])
         await until(lambda: any(u.withdrawn for u in updates))
         await asyncio.sleep(0.2)
         assert kept == [] and updates[-1].growing  # (being written: the banner's)
