@@ -58,6 +58,7 @@ class ResponseUsage(ItemFacts):
             or not all(type(n) is int and 0 <= n <= _BIG for n in counts)
             or not (write is None or (type(write) is int and 0 <= write <= _BIG))
             or (usage.cost is not None and math.isnan(usage.cost))
+            or usage.unpriced_why  # (why its cost is unknown: no column holds it)
         ):
             if at and index == at[-1]:  # (never two for one item, but were there)
                 self._drop_last()

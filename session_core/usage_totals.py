@@ -55,6 +55,9 @@ class Usage:
     # of those, responses whose input is counted whole (in ``total_only_tokens``), the
     # share of it cached (or cache-written) not told: a Codex count with no cached part
     input_unsplit: int = 0
+    # Why some responses' cost is unknown, where the reader can say (each reason once, in
+    # the order first met): ``fast mode: no price known for claude-opus-4-5``
+    unpriced_why: tuple[str, ...] = ()
 
     def add(self, other: Usage) -> None:
         """Fold another total (a response's, a run's) into this one."""
@@ -70,6 +73,9 @@ class Usage:
         self.cost_reported += other.cost_reported
         self.in_part += other.in_part
         self.input_unsplit += other.input_unsplit
+        if other.unpriced_why:  # (rare: a response of a speed with no price)
+            why = self.unpriced_why
+            self.unpriced_why = why + tuple(w for w in other.unpriced_why if w not in why)
 
     @classmethod
     def of_response(
@@ -234,10 +240,18 @@ class Usage:
         return parts
 
     def describe_cost(self) -> str:
+        """``$0.0210``; ``$0.0210 (1 of 2 priced)`` where some that reported had no price;
+        ``cost unknown``: each with why, where it is known (``unpriced_why``)."""
+        why = "; ".join(self.unpriced_why)
         if self.cost is None:
-            return "cost unknown"
+            return f"cost unknown ({why})" if why else "cost unknown"
         if self.cost_reported < self.reported:  # (those that reported none are said apart)
-            return f"{cost_text(self.cost)} ({self.cost_reported} of {self.reported} priced)"
+            priced = f"{self.cost_reported} of {self.reported} priced"
+            return (
+                f"{cost_text(self.cost)} ({priced}; {why})"
+                if why
+                else f"{cost_text(self.cost)} ({priced})"
+            )
         return cost_text(self.cost)
 
     def to_json(self) -> dict[str, Any]:

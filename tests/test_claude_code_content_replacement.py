@@ -3,7 +3,8 @@ kept on disk and the model is sent a ``<persisted-output>`` preview of it instea
 (``replacements: [{kind: "tool-result", toolUseId, replacement}]``); the result's own
 line stays as it was. An elision, as a microcompact's: the replayed view sends the
 preview, ``diff`` marks the row ``~``, and the line itself is kept as written, a type
-the reader names (not "a type the spec does not name")."""
+the reader names (listed as one the spec does not name only where it holds a replacement
+of another kind or shape)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from helpers import follow_into
 from session_core.formats import by_name
 
 FMT = by_name("claude-code")
+KIND = "content-replacement"
 BIG = "line\n" * 20_000
 PREVIEW = (
     "<persisted-output>\nOutput too large (100KB). Full output saved to: "
@@ -101,18 +103,59 @@ def test_only_the_named_result_of_a_line_is_replaced_and_a_later_clear_wins(
     assert sent[both]["content"] == f"{stub}\n{stub}"
 
 
-def test_a_replacement_of_no_known_kind_or_shape_elides_nothing(tmp_path: Path) -> None:
+def test_a_replacement_of_no_known_kind_or_shape_is_kept_and_listed(tmp_path: Path) -> None:
+    """A replacement of a ``kind`` newer than this reader, or not in its shape, elides
+    nothing and its line is listed as a record the reader does not know (``check``
+    counts it), shown as written: it was read as nothing at all."""
     w = CCWriter()
     answered = _read_big(w)
     _replacement(w, ("t1", PREVIEW), kind="image")  # (a kind newer than this reader)
     _replacement(w, ("t1", 7))
-    _replacement(w, ("t9", PREVIEW))  # (a call this file has not)
+    w.bare({"type": "content-replacement", "sessionId": w.session, "replacements": "t1"})
     path = w.write(tmp_path / "s.jsonl")
-    replay = FMT.open(str(path), writer_alive=False).to_json()
+    t = FMT.open(str(path), writer_alive=False)
+    replay = t.to_json()
     sent = {m["id"]: m for m in replay["messages"]}
     assert sent[answered]["content"] == BIG
-    assert [c["folded"] for c in replay["compactions"]] == [[]]  # (t9's: it stubs nothing)
-    assert not replay.get("other-records")
+    assert replay["compactions"] == []
+    listed = replay["other-records"]
+    assert [(r["line"], r["type"]) for r in listed] == [(n, KIND) for n in (4, 5, 6)]
+    assert listed[0]["record"]["replacements"][0]["kind"] == "image"
+    for n in (4, 5, 6):  # (each line itself, shown as written)
+        (kept,) = [i for i in t.raw if i.line == n]
+        assert '"content-replacement"' in kept.parts[0].text
+    assert "3 records of a type the spec does not name (kept raw)" in FMT.check(path)
+
+
+def test_a_replacement_of_no_call_of_the_file_is_no_elision(tmp_path: Path) -> None:
+    """A replacement naming a call the file has not (before it) stubs nothing: no
+    elision is made of it (it was one, "stubbing nothing", counted by ``check``), the
+    line is shown as written and the warnings say it names no call of this file; one
+    naming some calls it has and some not elides those it has."""
+    w = CCWriter()
+    answered = _read_big(w)
+    _replacement(w, ("t9", PREVIEW))  # (a call this file has not)
+    _replacement(w, ("t1", PREVIEW), ("t8", PREVIEW))  # (one it has, one not)
+    path = w.write(tmp_path / "s.jsonl")
+    t = FMT.open(str(path), writer_alive=False)
+    replay = t.to_json()
+    (elision,) = replay["compactions"]
+    assert (elision["line"], elision["folded"]) == (5, [answered])
+    assert elision["summary"] == "1 tool result too large to send, sent as a preview"
+    assert t.warnings == [
+        'line 4: a content-replacement names "t9", no call of this file: '
+        "no elision is made of it (shown as written)",
+        'line 5: a content-replacement names "t8", no call of this file: '
+        "only its others are elided",
+    ]
+    assert not replay.get("other-records")  # (in its shape: a record the reader reads)
+    (kept,) = [i for i in t.raw if i.line == 4]
+    assert '"t9"' in kept.parts[0].text
+    checked = FMT.check(path)
+    assert "1 elision" in checked and "2 elisions" not in checked
+    live = FMT.live(str(path))  # followed a block at a time: the same
+    follow_into(live.apply, path, 4096, FMT.parsed_updates)
+    assert live.transcript(writer_alive=False).to_json() == replay  # type: ignore[attr-defined]
 
 
 def test_a_cleared_result_stays_cleared_past_a_later_preview(tmp_path: Path) -> None:

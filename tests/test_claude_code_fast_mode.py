@@ -1,7 +1,8 @@
 """Fast mode (Claude Code 2.1.x's ``message.usage.speed: "fast"``): a response so served
 costs its model's fast multiple of the standard prices (the table's hand-kept ``fast``,
 each with its source), and where the table has no multiple for its model its cost is
-unknown ("1 of 2 priced"), never the standard rate."""
+unknown ("1 of 2 priced"), never the standard rate, and said so (``fast mode: no price
+known for MODEL``)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,13 @@ import pytest
 from claude_code_writer import CCWriter, text, usage
 
 from session_core import open_transcript, pricing
+from session_core.export import export
+from session_core.formats import by_name
 from session_core.formats.claude_code import lines
 from session_core.pricing import cost, table
+from viewer.widgets.model_status import ModelStatus
+
+CC = by_name("claude-code")
 
 
 def _session(tmp_path: Path, name: str, *responses: tuple[str, str | None]) -> Path:
@@ -89,3 +95,42 @@ def test_each_fast_multiple_is_of_a_priced_model_and_has_its_source() -> None:
     for name, times in shipped["fast"].items():
         assert name in shipped["models"] and times > 1, name
         assert f"{name} {times}:" in shipped["fast-source"], name
+
+
+def _header(path: Path) -> str:
+    shown: list[str] = []
+    status = ModelStatus()
+    status.update = lambda text: shown.append(str(text))  # type: ignore[method-assign]
+    status.show(
+        open_transcript(path), name="s.jsonl", title="cc", size=1, live="ended", mode="replayed"
+    )
+    return shown[0]
+
+
+def test_a_cost_unknown_for_fast_mode_says_why_on_every_surface(tmp_path: Path) -> None:
+    """A fast response whose model has no known multiple says why its cost is unknown
+    (it said "cost unknown" alone, the same as a model the table has not), in one set of
+    words: ``check``, the header, the export's usage and its message's line."""
+    why = "fast mode: no price known for claude-opus-5-5"
+    alone = _session(tmp_path, "a", ("claude-opus-5-5", "fast"))
+    assert open_transcript(alone).usage.describe_cost() == f"cost unknown ({why})"
+    assert f"usage 2,000 tok · cost unknown ({why})" in CC.check(alone)
+    assert f"cost unknown ({why})" in _header(alone)
+    md = export(alone, "md")  # (Markdown's parentheses escaped)
+    unknown = f"cost unknown \\({why}\\)"
+    terms = "1,000 in \\+ 1,000 out \\+ 0 cache read \\+ 0 cache write"
+    assert f"| usage | 2,000 tok \\({terms}\\) · {unknown} |" in md
+    # (the file's usage, its response's line, its run's, the file beside its subagents)
+    assert md.count(unknown) == md.count("cost unknown") == 4
+    both = _session(tmp_path, "b", ("claude-opus-5-5", "fast"), ("claude-opus-4-6", "standard"))
+    said = f"$0.0300 (1 of 2 priced; {why})"
+    assert open_transcript(both).usage.describe_cost() == said
+    assert said in CC.check(both) and said in _header(both)
+    # a fast response priced, or a standard one, says no reason; nor a model the table has
+    # not at the standard speed (its reason is not its speed)
+    priced = _session(tmp_path, "p", ("claude-opus-4-6", "fast"), ("no-such-model", None))
+    assert open_transcript(priced).usage.describe_cost() == "$0.1800 (1 of 2 priced)"
+    odd = _session(tmp_path, "o", ("claude-opus-4-6", "turbo"))
+    assert open_transcript(odd).usage.describe_cost() == (
+        'cost unknown (speed "turbo": no price known for claude-opus-4-6)'
+    )

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...json_out import compact_json
 from ...model import Part
-from ...text import duration_text, error_message, one_line, timed_seconds, title_cut
+from ...text import as_written, duration_text, error_message, one_line, timed_seconds, title_cut
 
 RECORD_TEXT = 400  # characters of compact JSON kept for an unknown block, an attachment
 CALL_TEXT = 2000  # characters of a call's arguments kept as its shown text (data is whole)
@@ -221,12 +221,23 @@ def parts_of(content: Any) -> list[Part]:
 
 
 def message_object(message: Any) -> dict[str, Any] | None:
-    """A line's ``message`` as an object: one written as a bare string, its text (other
-    readers' types say ``message?: string | MessageContent``; read as a plain-string
-    ``content`` is, never dropped). None: no message, or one of another type."""
+    """A line's ``message`` as an object: any other value as its content, read as a
+    content of that shape is, never dropped (a bare string, its text: other readers'
+    types say ``message?: string | MessageContent``; a list, its blocks, anything in it
+    not a block kept as written; a number, as written: ``parts_of``). None: none."""
     if isinstance(message, dict):
         return message
-    return {"content": message} if isinstance(message, str) else None
+    return None if message is None else {"content": message}
+
+
+def odd_message(line: int, message: Any) -> str | None:
+    """The warning for a user or assistant line whose ``message`` is no object, nor the
+    bare string other readers' types allow (None: it is one of those, or none)."""
+    if message is None or isinstance(message, (dict, str)):
+        return None
+    if isinstance(message, list):  # (a list's items that are no block: as written)
+        return f"line {line}: its message is a list, not an object: read as its content"
+    return f"line {line}: its message is {as_written(message)}, not an object: shown as written"
 
 
 def line_parts(record: dict[str, Any]) -> list[Part]:
@@ -250,8 +261,8 @@ def answers_alone(parts: list[Part]) -> bool:
 
 def answers_one(record: dict[str, Any]) -> bool:
     """Does a line answer one call alone (so its ``toolUseResult`` is that call's)?"""
-    message = record.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
+    message = message_object(record.get("message"))
+    content = message.get("content") if message is not None else None
     if not isinstance(content, list):
         return False
     results = 0

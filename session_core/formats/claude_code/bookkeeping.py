@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...model import Part
-from ...text import count, str_or_none, timed_seconds
+from ...text import as_written, count, str_or_none, timed_seconds
 from . import NAMED_TYPES, blocks
 from .lines import DUPLICATE, Line
 from .records import Boundary
@@ -124,18 +124,41 @@ def _replaced(
     """A content-replacement line (2.1.x): tool results too large to send, kept on disk,
     the model sent a ``<persisted-output>`` preview of instead (each ``replacement``,
     by its call's ``toolUseId``), from the request it was made for on. The line
-    rewrites none of them: an elision, as a microcompact's, its item kept as written."""
+    rewrites none of them: an elision, as a microcompact's, its item kept as written.
+    A replacement of a call this file has not (before it) elides nothing: warned of,
+    no elision made of it; one of another ``kind`` or shape is not read: the line is
+    listed as a record the reader does not know (``other_records``)."""
     given = record.get("replacements")
     replaced: dict[str, str] = {}
+    missing: list[str] = []
+    unread = not isinstance(given, list)
     for each in given if isinstance(given, list) else []:
         if isinstance(each, dict) and each.get("kind") == "tool-result":
             call, sent = each.get("toolUseId"), each.get("replacement")
             if isinstance(call, str) and isinstance(sent, str):
-                replaced[call] = sent
+                if b.calls.find(call) >= 0:  # (every call before it is fed by now)
+                    replaced[call] = sent
+                else:
+                    missing.append(call)
+                continue
+        unread = True
+    if unread:
+        b.other_record(line, "content-replacement", record)
+    if missing:
+        b.warnings.append(_no_call(line, missing, bool(replaced)))
     if replaced:
         results = count(len(replaced), "tool result")
         said = {"content": f"{results} too large to send, sent as a preview"}
         b.boundaries.append(Boundary(ident, line, node, True, said, before, ts, replaced=replaced))
+
+
+def _no_call(line: int, calls: list[str], some: bool) -> str:
+    """The warning for a content-replacement's results of calls this file has not
+    (``some``: it names others it has, which it elides)."""
+    named = ", ".join(as_written(c) for c in calls[:3])
+    named += f" and {len(calls) - 3} more" if len(calls) > 3 else ""
+    made = "only its others are elided" if some else "no elision is made of it (shown as written)"
+    return f"line {line}: a content-replacement names {named}, no call of this file: {made}"
 
 
 def _preserve(b: ClaudeCodeBuilder, boundary: Boundary, meta: Any) -> None:

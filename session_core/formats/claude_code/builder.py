@@ -54,6 +54,7 @@ _META_ITEMS = tuple(_META_KEYS.items())
 # The lines whose ``agentId`` is the file's agent (a subagent's envelope); bookkeeping
 # lines name another (``fork-context-ref``, a Workflow journal's ``started``/``result``).
 _ENVELOPES = frozenset({"user", "assistant", "system", "progress", "attachment"})
+_SENT = frozenset({"user", "assistant"})  # the line types whose ``message`` is read
 META_LINES = 1000  # the session's facts are looked for in its first lines (some never come)
 
 
@@ -243,6 +244,11 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         super().feed_line(bytes(raw), line)
 
     def feed(self, record: dict[str, Any], line: int) -> None:
+        message = record.get("message")  # (one of no shape the typed path reads: here)
+        if message is not None and type(message) is not dict and record.get("type") in _SENT:
+            odd = blocks.odd_message(line, message)
+            if odd is not None:
+                self.warnings.append(odd)
         self._feed(line_of(record), record, line)
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:

@@ -24,7 +24,7 @@ import orjson
 from ...model import Part, PartRef, PartSource
 from ...times import seconds_between
 from ...tool_ops import LazyToolOp, OpState, classify_op, op_json
-from .blocks import answers_one, detail, flatten
+from .blocks import answers_one, detail, flatten, message_object
 from .held_ids import HeldIds
 
 if TYPE_CHECKING:
@@ -434,8 +434,8 @@ def _block_of(
         record = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    message = record.get("message") if type(record) is dict else None
-    content = message.get("content") if type(message) is dict else None
+    message = message_object(record.get("message")) if type(record) is dict else None
+    content = message.get("content") if message is not None else None
     if type(content) is not list or index >= len(content):
         return None
     block = content[index]

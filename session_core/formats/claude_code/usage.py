@@ -20,6 +20,7 @@ from ...item_column import ItemColumn
 from ...message_usage import known_in_part
 from ...model import Usage
 from ...response_usage import ResponseUsage
+from ...text import as_written, one_line
 from .lines import TokenUsage
 from .responses import COUNTS, NO_COUNT, STALE, Responses
 
@@ -130,6 +131,7 @@ class UsageBook:
             # (one known in part is not priced: the count it lacks is unknown, not 0; nor
             # one that searched the web: its searches have no price here; a fast-mode
             # one at its model's fast multiple, unknown where the table has none)
+            speed = speeds.get(at) if speeds else None
             if cost is None and not known_in_part(inp, out, None) and at not in searched:
                 cost = pricing.cost(
                     model,
@@ -139,7 +141,7 @@ class UsageBook:
                     cache_write_tokens=cwrite,
                     cache_write_1h_tokens=hour,
                     when=when,
-                    speed=speeds.get(at) if speeds else None,
+                    speed=speed,
                 )
             usage = Usage.of_response(
                 input_tokens=inp,
@@ -148,6 +150,8 @@ class UsageBook:
                 cache_write_tokens=cwrite,
                 cost=cost,
             )
+            if cost is None and speed is not None and usage.reported:  # (rare)
+                usage.unpriced_why = _speed_unpriced(model, speed)
             responses.flags[at] &= ~STALE
             if not usage.reported:  # (``{}``, every count null: as a usage of null)
                 continue
@@ -209,6 +213,26 @@ class UsageBook:
             if model(at) != SYNTHETIC:
                 usage = self.usage(at)
                 total.add(usage if usage is not None else _UNREPORTED)
+
+
+def _speed_unpriced(model: str | None, speed: str) -> tuple[str, ...]:
+    """Why a response served at ``speed`` (not the standard) has no cost, where its speed
+    is why: the price table has no multiple of it for its model (``pricing.fast_times``;
+    a speed other than fast has none for any). Empty: another reason (its model, or a
+    count, has no price), said by none."""
+    if speed == "fast":
+        if model is not None and pricing.fast_times(model) is not None:
+            return ()  # (its speed is priced: the cost is unknown for another reason)
+        return (f"fast mode: no price known for {_model_said(model)}",)
+    return (f"speed {as_written(speed)}: no price known for {_model_said(model)}",)
+
+
+def _model_said(model: str | None) -> str:
+    """A model's name as a reason says it (from the file: inert, on one line, cut)."""
+    if model is None:
+        return "no model named"
+    said = one_line(model)
+    return said if len(said) <= 80 else said[:79] + "…"
 
 
 __all__ = ["NOT_TOUCHED", "SYNTHETIC", "UsageBook"]
