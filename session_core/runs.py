@@ -51,6 +51,10 @@ class Run:
     ended: str | None = None
     duration: float | None = None  # seconds
     prompt: str | None = None  # what started it (a user's prompt)
+    # Its prompt was given encrypted (another agent's task to a Codex subagent):
+    # ``prompt`` says that it was, ``[agent message, encrypted, 812 chars]``, no words of
+    # it, and is no title (``titles.model_first_prompt`` passes it over).
+    sealed: bool = False
     usage: Usage = field(default_factory=Usage)
     context: RunContext | None = None
     items: int = 0  # conversation items in it

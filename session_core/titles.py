@@ -23,10 +23,11 @@ def session_title(title: object, first_prompt: str | None) -> str | None:
 def model_first_prompt(transcript: Transcript) -> str | None:
     """What the first run was asked (a format knows its prompts from injected context),
     else the first user message's text. A run copied from a parent's history (a Codex
-    fork's or subagent's) is the parent's: the first of the file's own is asked first."""
+    fork's or subagent's) is the parent's: the first of the file's own is asked first.
+    A prompt given encrypted (``Run.sealed``) says no words to title a session with."""
     own = [run for run in transcript.runs if not run.copied]
     for run in (*own, *transcript.runs):
-        if run.prompt and run.prompt.strip():
+        if run.prompt and run.prompt.strip() and not run.sealed:
             return prompt_title(run.prompt)
     for item in transcript.raw:
         if item.role == "user" and item.kind == "message" and item.text.strip():

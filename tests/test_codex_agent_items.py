@@ -17,6 +17,7 @@ from codex_writer import RolloutWriter, message_payload
 
 from session_core import scan as scan_module
 from session_core.diff_model import model_diff
+from session_core.export import export
 from session_core.model import Transcript
 from session_core.scan import scan_file
 
@@ -235,3 +236,106 @@ def test_a_big_subagents_row_finds_its_task_past_the_head(
     monkeypatch.setattr(scan_module, "HEAD", 1)  # (the head: its first line alone)
     windowed = scan_file(path, live_window=0, budget=1, window=1000)
     assert windowed.title == whole == "please review a.py"
+
+
+def _sealed_subagent(tmp_path: Path, name: str, task: bool, later: bool) -> RolloutWriter:
+    """A v2 subagent's rollout: its context, its first turn's task given encrypted (where
+    ``task``), and (where ``later``) a second turn a person prompted."""
+    w = RolloutWriter(tmp_path / name)
+    spawn = {"parent_thread_id": "parent", "depth": 1, "agent_path": "/root/worker"}
+    w.session_meta("child", source={"subagent": {"thread_spawn": spawn}})
+    w.message("user", "<environment_context>\n<cwd>/w</cwd>\n</environment_context>")
+    w.turn_context("s1")
+    w.task_started("s1")
+    if task:
+        sealed = {"author": "/root", "recipient": "/root/worker", "content": ""}
+        w.write(
+            "inter_agent_communication",
+            {**sealed, "encrypted_content": "SEALED", "trigger_turn": True},
+        )
+    w.message("assistant", "reviewed " + "y" * 5000)
+    w.task_complete("s1", "reviewed")
+    if later:
+        w.task_started("s2")
+        w.message("user", "and now b.py")
+        w.message("assistant", "ok")
+        w.task_complete("s2", "ok")
+    return w
+
+
+def test_a_task_given_encrypted_is_said_so_and_titles_nothing(tmp_path: Path) -> None:
+    """A v2 subagent's task given encrypted: its turn's prompt says so, no words of it
+    (not the heading the model is given before the encrypted block, which the row and
+    the replay JSON still say), and the browser's title is what the file would have
+    without it (its context's words, or a later prompt: read whole or in part alike)."""
+    for later in (False, True):
+        path = Path(_sealed_subagent(tmp_path, f"sealed-{later}.jsonl", True, later).path)
+        bare = Path(_sealed_subagent(tmp_path, f"bare-{later}.jsonl", False, later).path)
+        for t in _both_ways(path):
+            assert t.runs[0].prompt == "[agent message, encrypted, 6 chars]"
+            assert t.runs[0].sealed
+            task = t.messages[1].to_json()
+            assert task["role"] == "user"
+            assert task["content"].startswith("from /root to /root/worker\nMessage Type: NEW_TASK")
+        title = scan_file(bare).title
+        assert scan_file(path).title == title
+        context = "<environment_context> <cwd>/w</cwd> </environment_context>"
+        assert title == ("and now b.py" if later else context)
+
+
+def test_a_person_s_words_after_an_encrypted_task_are_its_turn_s_prompt(tmp_path: Path) -> None:
+    """Where the turn's ``user_message`` event says what a person typed after the task
+    came encrypted, that is its prompt, and the title: it was given words."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    sealed = {"author": "/root", "recipient": "/root/worker", "content": "", "trigger_turn": True}
+    w.write("inter_agent_communication", {**sealed, "encrypted_content": "SEALED"})
+    w.message("user", "look at c.py")
+    w.event("user_message", message="look at c.py")
+    w.task_complete("t1")
+    for t in _both_ways(Path(w.path)):
+        assert (t.runs[0].prompt, t.runs[0].sealed) == ("look at c.py", False)
+    assert scan_file(Path(w.path)).title == "look at c.py"
+
+
+def test_a_later_prompt_found_past_the_head_after_an_encrypted_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row read in part looks on past an encrypted task for the first prompt with
+    words, as a whole read does."""
+    w = _sealed_subagent(tmp_path, "sealed.jsonl", True, True)
+    for turn in range(3, 12):
+        w.task_started(f"s{turn}")
+        w.message("user", f"later prompt {turn}")
+        w.message("assistant", "ok")
+        w.task_complete(f"s{turn}")
+    path = Path(w.path)
+    os.utime(path, (1e9, 1e9))
+    whole = scan_file(path, live_window=0).title
+    monkeypatch.setattr(scan_module, "HEAD", 1)
+    windowed = scan_file(path, live_window=0, budget=1, window=1000)
+    assert windowed.title == whole == "and now b.py"
+
+
+def test_the_others_a_message_went_to_are_shown(tmp_path: Path) -> None:
+    """An ``inter_agent_communication``'s ``other_recipients`` (the others the same
+    message went to, upstream's ``Vec<AgentPath>``) are said where it is shown: its row,
+    the replay JSON and the exports; none (``[]``, upstream's default) says nothing."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "go")
+    note = {"author": "/root/worker", "recipient": "/root", "content": "done"}
+    note["trigger_turn"] = False
+    cc = w.write("inter_agent_communication", {**note, "other_recipients": ["/root/a", "/root/b"]})
+    alone = w.write("inter_agent_communication", {**note, "other_recipients": []})
+    w.task_complete("t1")
+    path = Path(w.path)
+    for t in _both_ways(path):
+        said = {m.line: m.to_json()["content"] for m in t.messages}
+        assert said[cc] == "from /root/worker to /root (also to /root/a, /root/b)\ndone"
+        assert said[alone] == "from /root/worker to /root\ndone"
+    for fmt in ("md", "html"):
+        for view in ("replayed", "raw"):
+            assert "also to /root/a, /root/b" in export(path, fmt, view=view)

@@ -209,17 +209,46 @@ def test_a_replacement_historys_updates_are_sent_as_its_metadata_says(tmp_path: 
 
 def test_a_history_without_aligned_metadata_sends_no_update(tmp_path: Path) -> None:
     """Metadata that is not one entry per item (upstream refuses such a line) or none at
-    all: the history's updates are read as no harness's, never an error."""
-    for metadata in (None, [AUTHORED], "odd"):
+    all: the history's updates are read as no harness's, never an error; metadata that
+    does not line up is said, a warning naming its line (none is no fault: not said)."""
+    shapes: list[tuple[Any, str | None]] = [
+        (None, None),
+        ([AUTHORED], "of 1 entries for 3 history items"),
+        ("odd", "that is no list, for 3 history items"),
+    ]
+    for metadata, said_of in shapes:
         path, _high, compacted = _compaction(tmp_path, metadata)
         for t in _both_ways(path):
             assert _sent(t) == [("L3", "user", "go", False)]
-            assert not t.warnings
+            if said_of is None:
+                assert not t.warnings
+            else:
+                (warning,) = t.warnings
+                assert warning.startswith(f"line {compacted}: a compaction has a ")
+                assert said_of in warning and "configuration update" in warning
             row = next(item for item in t.raw if item.line == compacted)
             said = {p.name: p.text for p in row.parts}
             assert said["replacement item 2 (not sent)"].endswith(
                 "(not sent: not written by the Codex harness)"
             )
+
+
+def test_metadata_with_no_history_is_said_and_the_file_read_on(tmp_path: Path) -> None:
+    """A compaction with ``replacement_history_metadata`` but no history (upstream
+    refuses it too) is said, a warning naming its line; the lines after it are read."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "go")
+    compacted = w.write("compacted", {"message": "summary", "replacement_history_metadata": []})
+    w.message("assistant", "after")
+    w.task_complete("t1")
+    for t in _both_ways(Path(w.path)):
+        assert t.warnings == [
+            f"line {compacted}: a compaction has a replacement_history_metadata with no "
+            "replacement_history (upstream refuses such a line): the line is read without it"
+        ]
+        assert _sent(t)[-1] == (f"L{compacted + 1}", "assistant", "after", False)
 
 
 def test_an_update_a_compaction_made_reads_the_same_once_folded(tmp_path: Path) -> None:

@@ -99,6 +99,31 @@ def history_metadata(payload: dict[str, Any], history: list[Any]) -> list[Any]:
     return [None] * len(history)
 
 
+def unmatched_metadata(payload: dict[str, Any], line: int) -> str | None:
+    """The warning for a ``compacted`` line whose ``replacement_history_metadata`` is
+    not one entry per item of its ``replacement_history`` (upstream refuses the line, its
+    ``CompactedItem`` unread): its items are read as if it had none (``history_metadata``),
+    so a configuration update among them is not sent. None where it lines up, or there
+    is none."""
+    metadata = payload.get("replacement_history_metadata")
+    if metadata is None:
+        return None
+    history = payload.get("replacement_history")
+    read = "its items are read as if it had none, and a configuration update among them is not sent"
+    if not isinstance(history, list):
+        said, read = "with no replacement_history", "the line is read without it"
+    elif not isinstance(metadata, list):
+        said = f"that is no list, for {len(history):,} history items"
+    elif len(metadata) != len(history):
+        said = f"of {len(metadata):,} entries for {len(history):,} history items"
+    else:
+        return None
+    return (
+        f"line {line}: a compaction has a replacement_history_metadata {said} "
+        f"(upstream refuses such a line): {read}"
+    )
+
+
 def _entries(history: list[Any], start: int = 0) -> list[tuple[int, dict[str, Any]]]:
     """A replacement history's entries, numbered from ``start`` (one that is no object
     kept as a record)."""
@@ -294,4 +319,11 @@ def _shortened(parts: list[Part], fits: int, ident: str, line: int, ts: str | No
     return Item(ident, "user", [Part("text", shown)], line, ts=ts)
 
 
-__all__ = ["EntryIds", "MadeItems", "Replayed", "history_metadata", "replay"]
+__all__ = [
+    "EntryIds",
+    "MadeItems",
+    "Replayed",
+    "history_metadata",
+    "replay",
+    "unmatched_metadata",
+]

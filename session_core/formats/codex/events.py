@@ -175,7 +175,7 @@ class CodexEvents(CodexRewrites):
         turn's prompt: the turn's first user response item may be injected context."""
         run = self._run()
         if run is not None and self.open_run not in self.prompt_from_event:
-            run.prompt = text
+            run.prompt, run.sealed = text, False
             self.prompt_from_event.add(self.open_run)
 
     def _item_completed(

@@ -12,6 +12,14 @@ from typing import Any
 from ...model import Item
 from ...parts import Part
 from ...text import str_or_none
+from .agent_messages import (
+    AGENT_MESSAGE,
+    ENCRYPTED,
+    HEADING,
+    agent_message_of,
+    sealed_part,
+    who_said,
+)
 from .configuration import CONFIGURATION, configuration_said, harness_authored, without_metadata
 from .tools import (
     Outcome,
@@ -50,10 +58,6 @@ NOT_SENT = ("ghost_snapshot",)
 # still reads as it, ``#[serde(alias)]``; ``context_compaction``: the newer marker, its
 # ``encrypted_content`` optional).
 COMPACTION_TYPES = ("compaction", "compaction_summary", "context_compaction")
-# Another agent's message to this one (``agent_message {author, recipient, content:
-# [input_text | encrypted_content]}``): input the model reads, as it reads a user's
-# (an ``inter_agent_communication`` line is one as it was delivered: ``agent_message_of``).
-AGENT_MESSAGE = "agent_message"
 # The tools a turn adds to those the model may call (``additional_tools {role, tools}``).
 ADDED_TOOLS = "additional_tools"
 # The response items Codex sends to the model: what the replayed view holds.
@@ -368,47 +372,24 @@ def _size(text: Any) -> int:
 
 
 def agent_message_parts(payload: dict[str, Any]) -> list[Part]:
-    """An agent message as parts: who sent it to whom (``from /root/worker to /root``),
-    then its content, its text verbatim, an encrypted block said as one (its size)."""
-    author, recipient = payload.get("author"), payload.get("recipient")
-    who = f"from {_path(author)} to {_path(recipient)}"
-    parts = [Part("other", who, name=AGENT_MESSAGE)]
+    """An agent message as parts: who sent it to whom (``who_said``), then its content,
+    its text verbatim, an encrypted block said as one (its size). Where it holds an
+    encrypted block, its text is the harness's heading of it (``Message Type: ...``,
+    upstream's ``to_model_input_item``), no words of the sender's: said as the model is
+    given it, never a prompt."""
+    parts = [Part("other", who_said(payload), name=AGENT_MESSAGE)]
     content = payload.get("content")
-    for block in content if isinstance(content, list) else [content]:
-        if isinstance(block, dict) and block.get("type") == "encrypted_content":
-            size = _size(block.get("encrypted_content"))
-            said = f"[agent message, encrypted, {size:,} chars]"
-            parts.append(Part("other", said, name="encrypted_content", data=block))
+    blocks = content if isinstance(content, list) else [content]
+    sealed = any(isinstance(b, dict) and b.get("type") == ENCRYPTED for b in blocks)
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == ENCRYPTED:
+            parts.append(sealed_part(block))
         elif block is not None:
-            parts.extend(content_parts(block if isinstance(block, str) else [block]))
+            for part in content_parts(block if isinstance(block, str) else [block]):
+                if sealed and part.kind == "text":
+                    part = Part("other", part.text, name=HEADING)
+                parts.append(part)
     return parts
-
-
-def _path(value: Any) -> str:
-    return value if isinstance(value, str) else compact(value)
-
-
-def agent_message_of(payload: dict[str, Any]) -> dict[str, Any]:
-    """An ``inter_agent_communication`` line's payload (``{author, recipient,
-    other_recipients, content, trigger_turn}``) as the ``agent_message`` the model is
-    given (upstream's ``to_model_input_item``: its content as text; where it is
-    encrypted, a heading of who sent what, then the encrypted block)."""
-    author, recipient = payload.get("author"), payload.get("recipient")
-    encrypted = payload.get("encrypted_content")
-    blocks: list[dict[str, Any]]
-    if isinstance(encrypted, str):
-        task = "NEW_TASK" if payload.get("trigger_turn") is True else "MESSAGE"
-        heading = (
-            f"Message Type: {task}\nTask name: {_path(recipient)}\n"
-            f"Sender: {_path(author)}\nPayload:\n"
-        )
-        blocks = [
-            {"type": "input_text", "text": heading},
-            {"type": "encrypted_content", "encrypted_content": encrypted},
-        ]
-    else:
-        blocks = [{"type": "input_text", "text": payload.get("content")}]
-    return {"type": AGENT_MESSAGE, "author": author, "recipient": recipient, "content": blocks}
 
 
 def tools_said(tools: Any) -> str:

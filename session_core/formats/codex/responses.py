@@ -13,6 +13,7 @@ from ...item_heights import folded_height
 from ...parts import Part
 from ...text import str_or_none
 from . import lines
+from .agent_messages import AGENT_MESSAGE, sealed_prompt
 from .calls import CodexCalls, no_call_id
 from .items import (
     CALL_TYPES,
@@ -270,6 +271,9 @@ class CodexResponses(CodexCalls):
                 self.implicit_last = (line, ts)
             if role == "user" and run.prompt is None and kind in PROMPT_TYPES:
                 run.prompt = prompt_of(parts)
+                if run.prompt is None and kind == AGENT_MESSAGE:  # (given it encrypted)
+                    run.prompt = sealed_prompt(parts)
+                    run.sealed = run.prompt is not None
         else:  # (the run an end event makes takes it)
             self.runless_items += 1
         return index

@@ -11,7 +11,7 @@ from ...item_column import FOLDED_MARK
 from ...model import ROLLBACK, ROLLED_BACK, Compaction, Item
 from ...parts import Part
 from ...text import str_or_none
-from .compaction import EntryIds, replay
+from .compaction import EntryIds, replay, unmatched_metadata
 from .responses import CodexResponses
 from .user_turns import Entry, Shape, View, rollback_cut
 
@@ -33,6 +33,9 @@ class CodexRewrites(CodexResponses):
             else:
                 raw.flag(entry, FOLDED_MARK)
         self.view, self.view_keys = View.of(replayed.view), array("q", replayed.keys)
+        unmatched = unmatched_metadata(payload, line)
+        if unmatched is not None:  # (said, not refused: the line is read on)
+            self.warnings.append(unmatched)
         message = str_or_none(payload.get("message")) or ""
         parts = [Part("text", message)] if message else []
         parts.append(Part("other", replayed.note, name="compacted"))

@@ -194,9 +194,10 @@ class CodexState(RawColumnBuilder):
 
     def prompted(self) -> bool:
         """The first prompt is known: its turn's event said it, or a later turn began (a
-        user response item's text is its turn's prompt until the event comes)."""
+        user response item's text is its turn's prompt until the event comes). One given
+        encrypted is none (``Run.sealed``: no title), as ``model_first_prompt`` reads it."""
         for index, run in enumerate(self.runs):
-            if run.prompt and not run.prompt.isspace():
+            if run.prompt and not run.prompt.isspace() and not run.sealed:
                 return index in self.prompt_from_event or index < len(self.runs) - 1
         return False
 
