@@ -32,11 +32,14 @@ def _forked(line: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def forked_pair(folder: Path, *, own: bool = True) -> tuple[Path, Path]:
+def forked_pair(folder: Path, *, own: bool = True, mode_first: bool = False) -> tuple[Path, Path]:
     """The parent's file and the fork's: the copies, then (``own``) a new prompt and its
-    answer (1,160 tokens a response, 2 copied)."""
+    answer (1,160 tokens a response, 2 copied); ``mode_first``: the fork's file begins
+    with a line of its own id (a ``permission-mode`` line, as 2.1.x writes one first)."""
     old = _write(folder / f"{OLD}.jsonl", _old_lines())
     lines = [_forked(line) for line in _old_lines()]
+    if mode_first:
+        lines.insert(0, {"type": "permission-mode", "permissionMode": "default", "sessionId": NEW})
     if own:
         prompt = _line(NEW, 15, "user", {"role": "user", "content": "try another way"})
         prompt["parentUuid"] = lines[-1]["uuid"]
@@ -78,6 +81,20 @@ def test_a_fork_of_copies_alone_is_still_copies(tmp_path: Path) -> None:
     assert FMT.check(new).endswith(
         "(2,320 tok of it, 2 responses, copied from session 44444444…: forked)"
     )
+
+
+def test_a_line_of_its_own_before_the_copies_leaves_them_copies(tmp_path: Path) -> None:
+    """The fork's first line is its own (a ``permission-mode`` line), its copies after it:
+    they are copies still (their lines say so), counted once, not as its own."""
+    _old, new = forked_pair(tmp_path / "projects" / "-tmp-y", mode_first=True)
+    assert FMT.check(new).endswith(
+        "usage 3,480 tok · $0.0044 (2,320 tok of it, 2 responses, copied from session "
+        "44444444…: forked)"
+    )
+    data = FMT.replay_json(new)
+    assert data["forked-from"] == [OLD] and data["usage-copied"]["reported"] == 2
+    said = totals(list(scan_dir(str(tmp_path / "projects"))), 2, 80).plain
+    assert "tokens 3,480" in said and "forked: 2,320 copied tokens counted once" in said, said
 
 
 def test_the_export_says_forked_as(tmp_path: Path) -> None:
