@@ -14,14 +14,18 @@ from pathlib import Path
 import pytest
 from claude_code_writer import SESSION, CCWriter, text, tool_use, usage
 from helpers import app_loaded, screen_lines, wait_for
+from test_claude_code_background_agents import SID, background_session
 from test_claude_code_decode import FMT
+from test_claude_code_subagent_cuts import followed
 
 from session_core.export import export
+from session_core.formats.claude_code.subagents import folder_of
 from session_core.scan import scan_file
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.subagents_pane import SubagentsPane
 
 INTERRUPTED = "[Request interrupted by user for tool use]"
+BACKGROUND_CUT = "1 background tool call not finished"
 
 
 def session(folder: Path, how: str) -> Path:
@@ -91,3 +95,46 @@ async def test_the_subagents_tab_says_it_in_its_row_and_detail(
         rows = screen_lines(app)
         assert any(r.startswith(f"▌1  {state}  ") for r in rows), rows  # (its row)
         assert any(f"call t1 · Task · {state}" in r for r in rows), rows  # (its detail)
+
+
+# -- a background agent (its call only launched it: its file says what became of it) ----
+
+
+def background(folder: Path, stopped: bool) -> Path:
+    """A background ``Agent`` call whose subagent's file ends in a call: ``stopped``, the
+    user then stopped its turn (``[Request interrupted by user for tool use]``: aborted);
+    else it was cut off there. Its session's writer gone."""
+    path = background_session(folder, finished=False)
+    mine = folder_of(str(path)) / "agent-a0c4759.jsonl"
+    w = CCWriter(SID, version="2.1.90", agent_id="a0c4759")
+    w.user("step of a0c4759", parent=None)
+    w.assistant("m-a", [tool_use("b-a", "Bash", command="gh pr diff")], usage=usage(3, 4))
+    if stopped:
+        w.result("b-a", [text(INTERRUPTED)], is_error=True)
+        w.user([text(INTERRUPTED)])
+    w.write(mine)
+    gone = time.time() - 86400
+    for each in (path, mine):
+        os.utime(each, (gone, gone))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("stopped", "state", "in_flight"),
+    [(True, "interrupted by the user", None), (False, "not finished", BACKGROUND_CUT)],
+)
+def test_a_background_agent_the_user_stopped_is_not_in_flight(
+    tmp_path: Path, stopped: bool, state: str, in_flight: str | None
+) -> None:
+    path = background(tmp_path, stopped)
+    t = FMT.open(path, writer_alive=False)
+    assert [op.state for op in t.tool_operations] == ["interrupted"]
+    md = export(path, "md")
+    assert f"Agent toolu\\_bg: {state}" in md, md
+    assert (f"| in flight | {in_flight} |" in md) if in_flight else "| in flight |" not in md
+    checked = FMT.check(path)
+    assert (in_flight in checked) if in_flight else "not finished" not in checked
+    row = scan_file(str(path))
+    assert (row.status, row.reason) == (("crashed", in_flight) if in_flight else ("finished", None))
+    followed_to_end = followed(path)  # (followed as the viewer follows it: the same)
+    assert [op.launched for op in followed_to_end.tool_operations] == [not stopped]
