@@ -121,3 +121,24 @@ def test_a_forked_from_of_another_shape_is_no_fork(tmp_path: Path) -> None:
     _write(new, lines)
     t = FMT.open(new, writer_alive=False)
     assert t.resumed is None and t.usage.tokens == 3480
+
+
+def test_followed_with_its_own_line_first_says_what_open_says(tmp_path: Path) -> None:
+    """Followed a batch at a time (its ``permission-mode`` line, then the copies as they
+    come, then its own lines): each copy told as it comes, the total open's."""
+    from helpers import follow_into
+
+    _old, new = forked_pair(tmp_path / "-tmp-y", mode_first=True)
+    live = FMT.live(str(new))
+    seen: list[int | None] = []
+
+    def apply(update: Any) -> None:
+        live.apply(update)
+        said = live.transcript(writer_alive=True).resumed
+        seen.append(None if said is None else said.usage.tokens)
+
+    follow_into(apply, new, 512, FMT.parsed_updates)
+    followed = live.transcript(writer_alive=False).to_json()
+    opened = FMT.open(new, writer_alive=False).to_json()
+    assert followed["usage-copied"] == opened["usage-copied"] and followed["forked-from"] == [OLD]
+    assert seen[-1] == 2320 and all(s in (None, 1160, 2320) for s in seen), seen
