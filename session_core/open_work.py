@@ -75,7 +75,7 @@ def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
     from .model import unsettled_ops
 
     last_run = transcript.runs[-1] if transcript.runs else None
-    aborted = _aborted(transcript)
+    aborted = aborted_runs(transcript)
     calls = [
         "launched" if op.launched and op.state == "interrupted" else op.state
         for op in unsettled_ops(transcript.tool_operations)
@@ -99,8 +99,9 @@ def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
     )
 
 
-def _aborted(transcript: Transcript) -> set[str]:
-    """The runs the user stopped (their calls ended with them)."""
+def aborted_runs(transcript: Transcript) -> set[str]:
+    """The runs the user stopped (their calls ended with them; ``call_said``'s
+    ``aborted``: found once for many calls)."""
     return {r.id for r in transcript.runs if r.state == "aborted"}
 
 
@@ -118,16 +119,15 @@ def stopped_by_user(transcript: Transcript) -> int:
     ended, so not among the calls ``open_work`` counts in flight."""
     from .model import unsettled_ops
 
-    aborted = _aborted(transcript)
+    aborted = aborted_runs(transcript)
     return sum(
         op.state == "interrupted" and _stopped(op, aborted)
         for op in unsettled_ops(transcript.tool_operations)
     )
 
 
-def aborted_runs(transcript: Transcript) -> set[str]:
-    """The runs the user stopped (``call_said``'s ``aborted``: found once for many calls)."""
-    return _aborted(transcript)
+# How a subagent's interrupted call ended: the user stopped it, or it was cut off
+STOPPED, NOT_FINISHED = "interrupted by the user", "not finished"
 
 
 def call_said(op: ToolOp, aborted: AbstractSet[str]) -> str:
@@ -139,9 +139,6 @@ def call_said(op: ToolOp, aborted: AbstractSet[str]) -> str:
     if op.state != "interrupted":
         return op.label
     return STOPPED if _stopped(op, aborted) else NOT_FINISHED
-
-
-STOPPED, NOT_FINISHED = "interrupted by the user", "not finished"
 
 
 def interrupted_said(interrupted: int, by_user: int) -> str:
