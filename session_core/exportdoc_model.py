@@ -52,7 +52,7 @@ from .model import (
     overlay_kind,
 )
 from .op_running import RanAtLeast, ran_by_call, took_said
-from .open_work import IN_FLIGHT, open_work, open_work_said
+from .open_work import IN_FLIGHT, aborted_runs, call_said, open_work, open_work_said
 from .overlay_said import OVERLAYS_FACT
 from .parts import reasoning_said
 from .patch_args import as_patch
@@ -531,6 +531,7 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
     where its lines are (its usage "not read" where its file is missing or past the
     reader's bound, never 0)."""
     rows = []
+    aborted = aborted_runs(transcript)  # (a call the user stopped is said so: not cut off)
     for sub in transcript.subagents:
         op = ops.get(sub.call_id) if sub.call_id else None
         took = duration_text(op.duration if op is not None else sub.took)
@@ -538,7 +539,7 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
             [
                 sub.id,
                 _preview(sub.description or "", 60),
-                "—" if op is None else f"{op.tool} {op.call_id}: {op.label}",
+                "—" if op is None else f"{op.tool} {op.call_id}: {call_said(op, aborted)}",
                 took,
                 f"{sub.messages:,}" if sub.lines_read else "not read",
                 _sub_usage(sub) if sub.lines_read else "not read",

@@ -13,6 +13,7 @@ it is in flight (``background tool call not finished``), never stopped by the us
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -74,7 +75,7 @@ def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
     from .model import unsettled_ops
 
     last_run = transcript.runs[-1] if transcript.runs else None
-    aborted = _aborted(transcript)
+    aborted = aborted_runs(transcript)
     calls = [
         "launched" if op.launched and op.state == "interrupted" else op.state
         for op in unsettled_ops(transcript.tool_operations)
@@ -98,12 +99,13 @@ def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
     )
 
 
-def _aborted(transcript: Transcript) -> set[str]:
-    """The runs the user stopped (their calls ended with them)."""
+def aborted_runs(transcript: Transcript) -> set[str]:
+    """The runs the user stopped (their calls ended with them; ``call_said``'s
+    ``aborted``: found once for many calls)."""
     return {r.id for r in transcript.runs if r.state == "aborted"}
 
 
-def _stopped(op: ToolOp, aborted: set[str]) -> bool:
+def _stopped(op: ToolOp, aborted: AbstractSet[str]) -> bool:
     """Did the user stop this call (its result says it was interrupted, or its run was
     aborted)? It ended then: no work in flight, whatever its state. A result that only
     launched it says no such thing: its subagent's file says it was cut off."""
@@ -117,11 +119,26 @@ def stopped_by_user(transcript: Transcript) -> int:
     ended, so not among the calls ``open_work`` counts in flight."""
     from .model import unsettled_ops
 
-    aborted = _aborted(transcript)
+    aborted = aborted_runs(transcript)
     return sum(
         op.state == "interrupted" and _stopped(op, aborted)
         for op in unsettled_ops(transcript.tool_operations)
     )
+
+
+# How a subagent's interrupted call ended: the user stopped it, or it was cut off
+STOPPED, NOT_FINISHED = "interrupted by the user", "not finished"
+
+
+def call_said(op: ToolOp, aborted: AbstractSet[str]) -> str:
+    """The state of a call that started a subagent, as the Subagents tab and the exports'
+    Subagents table say it: an interrupted one the user stopped (its result says so, or
+    its turn was aborted) ``interrupted by the user``, ended; one cut off (no result, its
+    writer gone) ``not finished``, in flight as ``open_work`` counts it; any other by its
+    label. ``aborted``: ``aborted_runs``."""
+    if op.state != "interrupted":
+        return op.label
+    return STOPPED if _stopped(op, aborted) else NOT_FINISHED
 
 
 def interrupted_said(interrupted: int, by_user: int) -> str:
@@ -169,8 +186,12 @@ def open_work_said(work: OpenWork, also: Sequence[str] = ()) -> str | None:
 
 __all__ = [
     "IN_FLIGHT",
+    "NOT_FINISHED",
+    "STOPPED",
     "OpenWork",
+    "aborted_runs",
     "agentgo_open_work",
+    "call_said",
     "in_flight_said",
     "interrupted_said",
     "open_work",

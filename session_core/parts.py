@@ -17,7 +17,8 @@ from .events import SPAN_MAX, line_text, refuse_changed_line
 from .json_out import compact_json
 
 # ("image": a media block said by its words, its bytes never kept: an image, a Codex
-# audio clip too, ``[audio audio/wav]``, inline in the text as the replay says it)
+# audio clip too, ``[audio audio/wav]``, a Claude Code document, ``[document
+# application/pdf]``, inline in the text as the replay says it)
 PartKind = Literal["text", "reasoning", "tool-call", "tool-result", "image", "other"]
 
 # What a part read again by its line's span says when those bytes are no longer that line.

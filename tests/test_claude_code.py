@@ -187,7 +187,7 @@ def test_a_document_is_said_what_it_is_not_dumped(
     assert op is not None and op.result == "[document application/pdf]"
     shown = [(p.kind, p.text) for p in t.messages[-1].parts]
     assert shown == [
-        ("other", "[document text/plain: notes.txt]\nthe notes"),
+        ("image", "[document text/plain: notes.txt]\nthe notes"),
         ("text", "and these"),
     ]
     assert "JVBERi0x" not in str([p.text for m in t.messages for p in m.parts])

@@ -32,11 +32,14 @@ def _forked(line: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def forked_pair(folder: Path, *, own: bool = True) -> tuple[Path, Path]:
+def forked_pair(folder: Path, *, own: bool = True, mode_first: bool = False) -> tuple[Path, Path]:
     """The parent's file and the fork's: the copies, then (``own``) a new prompt and its
-    answer (1,160 tokens a response, 2 copied)."""
+    answer (1,160 tokens a response, 2 copied); ``mode_first``: the fork's file begins
+    with a line of its own id (a ``permission-mode`` line, as 2.1.x writes one first)."""
     old = _write(folder / f"{OLD}.jsonl", _old_lines())
     lines = [_forked(line) for line in _old_lines()]
+    if mode_first:
+        lines.insert(0, {"type": "permission-mode", "permissionMode": "default", "sessionId": NEW})
     if own:
         prompt = _line(NEW, 15, "user", {"role": "user", "content": "try another way"})
         prompt["parentUuid"] = lines[-1]["uuid"]
@@ -80,6 +83,20 @@ def test_a_fork_of_copies_alone_is_still_copies(tmp_path: Path) -> None:
     )
 
 
+def test_a_line_of_its_own_before_the_copies_leaves_them_copies(tmp_path: Path) -> None:
+    """The fork's first line is its own (a ``permission-mode`` line), its copies after it:
+    they are copies still (their lines say so), counted once, not as its own."""
+    _old, new = forked_pair(tmp_path / "projects" / "-tmp-y", mode_first=True)
+    assert FMT.check(new).endswith(
+        "usage 3,480 tok · $0.0044 (2,320 tok of it, 2 responses, copied from session "
+        "44444444…: forked)"
+    )
+    data = FMT.replay_json(new)
+    assert data["forked-from"] == [OLD] and data["usage-copied"]["reported"] == 2
+    said = totals(list(scan_dir(str(tmp_path / "projects"))), 2, 80).plain
+    assert "tokens 3,480" in said and "forked: 2,320 copied tokens counted once" in said, said
+
+
 def test_the_export_says_forked_as(tmp_path: Path) -> None:
     _old, new = forked_pair(tmp_path / "-tmp-y")
     facts = export(new, "md").split("\n## ", 1)[0]
@@ -104,3 +121,24 @@ def test_a_forked_from_of_another_shape_is_no_fork(tmp_path: Path) -> None:
     _write(new, lines)
     t = FMT.open(new, writer_alive=False)
     assert t.resumed is None and t.usage.tokens == 3480
+
+
+def test_followed_with_its_own_line_first_says_what_open_says(tmp_path: Path) -> None:
+    """Followed a batch at a time (its ``permission-mode`` line, then the copies as they
+    come, then its own lines): each copy told as it comes, the total open's."""
+    from helpers import follow_into
+
+    _old, new = forked_pair(tmp_path / "-tmp-y", mode_first=True)
+    live = FMT.live(str(new))
+    seen: list[int | None] = []
+
+    def apply(update: Any) -> None:
+        live.apply(update)
+        said = live.transcript(writer_alive=True).resumed
+        seen.append(None if said is None else said.usage.tokens)
+
+    follow_into(apply, new, 512, FMT.parsed_updates)
+    followed = live.transcript(writer_alive=False).to_json()
+    opened = FMT.open(new, writer_alive=False).to_json()
+    assert followed["usage-copied"] == opened["usage-copied"] and followed["forked-from"] == [OLD]
+    assert seen[-1] == 2320 and all(s in (None, 1160, 2320) for s in seen), seen

@@ -159,8 +159,10 @@ class ItemParts(BlockView):
             if not part.text.strip():
                 return [head, Text("    " + blank_note(part.text), self._s("dim"), end="")]
             return [head, *wrap(_capped(part.text), width, indent="    ")]
-        if part.kind == "image":
-            return self._part_folded(part, width, item)
+        if part.kind == "image":  # (its words; a text document's text after them)
+            words, _, rest = part.text.partition("\n")
+            shown = self._part_folded(Part("image", text=words, name=part.name), width, item)
+            return [*shown, *wrap(_capped(rest), width, indent="    ")] if rest else shown
         head = Text(f"  {one_line(named(part.name, part.kind), 60)}:", self._s("record"))
         if type(part) is WordedPart:  # (its row's words, then what it says as written)
             head.append(f" {one_line(part.words, max(10, width - 4))}")

@@ -55,8 +55,9 @@ def image_placeholder(what: str, width: int, word: str = "image") -> str:
 
 def media_word(block_type: str | None) -> str:
     """What an image part holds, by its block's type: ``audio`` (Codex's ``input_audio``,
-    a dynamic tool's ``inputAudio``), else ``image``."""
-    return "audio" if (block_type or "").lower().endswith("audio") else "image"
+    a dynamic tool's ``inputAudio``), ``document`` (Claude Code's, a PDF), else ``image``."""
+    kind = (block_type or "").lower()
+    return "audio" if kind.endswith("audio") else "document" if kind == "document" else "image"
 
 
 # What a reader says of an image, document or audio clip it keeps no bytes of

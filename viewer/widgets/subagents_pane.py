@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -17,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from session_core.model import Subagent, ToolOp, Transcript, Usage, ops_by_call
+from session_core.open_work import aborted_runs, call_said
 from session_core.text import count, duration_text, name_line
 from session_core.tool_ops import state_tone
 
@@ -28,7 +30,7 @@ from .virtual_table import Column, Cut, VirtualTable
 
 COLUMNS: list[Column] = [  # (each at most this wide, as wide as it holds: ``subagent_columns``)
     ("n", "#", 3),
-    ("state", "state", 12),
+    ("state", "state", 23),  # (``interrupted by the user``: ``open_work.call_said``)
     ("duration", "took", 7),
     ("messages", "messages", 8),
     ("usage", "usage", 15),
@@ -82,17 +84,23 @@ def shown_path(path: str, beside: str) -> str:
 
 
 def subagent_entries(
-    subagent: Subagent, index: int, op: ToolOp | None, session: str
+    subagent: Subagent,
+    index: int,
+    op: ToolOp | None,
+    session: str,
+    aborted: AbstractSet[str] = frozenset(),
 ) -> list[Entry]:
-    """One subagent's detail: what it is, the call that started it, where its lines are
-    (its file from the folder of ``session``'s), and what it used."""
+    """One subagent's detail: what it is, the call that started it (its state as its row
+    says it, ``open_work.call_said``: ``aborted``, the runs the user stopped), where its
+    lines are (its file from the folder of ``session``'s), and what it used."""
     out: list[Entry] = [("bold", f"subagent {index + 1}  {subagent.id}")]
     if subagent.description:
         out.append(("", subagent.description))
     if op is not None:
         line = f" · line {op.line:,}" if op.line else ""
         took = f" · took {duration_text(op.duration)}" if op.duration is not None else ""
-        out.append(("", f"call {op.call_id} · {op.tool} · {op.label}{took}{line}  (m shows it)"))
+        said = call_said(op, aborted)
+        out.append(("", f"call {op.call_id} · {op.tool} · {said}{took}{line}  (m shows it)"))
     elif subagent.call_id:
         took = f" · took {duration_text(subagent.took)}" if subagent.took is not None else ""
         out.append(("dim", f"call {subagent.call_id}{took} (not among this file's operations)"))
@@ -158,6 +166,7 @@ class SubagentsPane(TableDetail):
         self.by_usage = False
         self._in_file: Sequence[Subagent] = []
         self._ops: Mapping[str, ToolOp] = {}
+        self._aborted: set[str] = set()  # the runs the user stopped (``call_said``)
         self._session = ""  # the session's file
 
     def show(self, transcript: Transcript) -> None:
@@ -165,6 +174,7 @@ class SubagentsPane(TableDetail):
         self._in_file = transcript.subagents
         self._session = transcript.path
         self._ops = ops_by_call(transcript.tool_operations)
+        self._aborted = aborted_runs(transcript)
         self._order()
         self.table.set_all_columns(subagent_columns(map(self.cells, range(len(self.subagents)))))
         self.show_rows(len(self.subagents), follow_end=not self.by_usage)
@@ -205,7 +215,7 @@ class SubagentsPane(TableDetail):
     def cells(self, index: int) -> dict[str, Text]:
         subagent = self.subagents[index]
         op = self.op_of(subagent)
-        state = tone_text(op.label, state_tone(op.state)) if op else Text("—")
+        state = tone_text(call_said(op, self._aborted), state_tone(op.state)) if op else Text("—")
         counted, known = subagent.counted, subagent.lines_read
         # (``≥`` as its cost cell: responses that reported none, or its file read in part)
         usage = usage_short(subagent.usage, subagent.in_part) if counted else None
@@ -228,7 +238,8 @@ class SubagentsPane(TableDetail):
     def detail_entries(self, index: int) -> list[Entry]:
         subagent = self.subagents[index]
         number = self._numbers[index]
-        return subagent_entries(subagent, number, self.op_of(subagent), self._session)
+        op = self.op_of(subagent)
+        return subagent_entries(subagent, number, op, self._session, self._aborted)
 
     @property
     def selected(self) -> Subagent | None:

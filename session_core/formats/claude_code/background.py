@@ -107,25 +107,27 @@ def apply(transcript: Transcript, settled: Mapping[int, Sequence[Outcome | None]
 
 def _state(
     outcomes: Sequence[Outcome | None], writer_alive: bool | None
-) -> tuple[OpState, float | None]:
-    """A launched call's state by its subagents' files: outcome unknown where one was not
-    read (not there, over the bound); running while one is still at work (its file has
-    no turn yet, or its last is open), interrupted where its writer is gone (a
-    background agent runs in its session's process); failed, or interrupted, where one
-    ended so; else completed, from the first's start to the last's end."""
+) -> tuple[OpState, float | None, bool]:
+    """A launched call's state by its subagents' files, its duration, and whether the
+    user stopped it: outcome unknown where one was not read (not there, over the bound);
+    running while one is still at work (its file has no turn yet, or its last is open),
+    interrupted where its writer is gone (a background agent runs in its session's
+    process: cut off); failed where one ended so; interrupted where one was cut off, or
+    the user stopped it (its last turn aborted: stopped, where none was cut off); else
+    completed, from the first's start to the last's end."""
     if any(o is None for o in outcomes):
-        return "outcome-unknown", None
+        return "outcome-unknown", None, False
     states = {o[0] for o in outcomes if o is not None}
     if None in states or "running" in states:
-        return ("interrupted" if writer_alive is False else "running"), None
+        return ("interrupted" if writer_alive is False else "running"), None, False
     if "failed" in states:
-        return "failed", None
+        return "failed", None, False
     if states & {"interrupted", "aborted"}:
-        return "interrupted", None
+        return "interrupted", None, "interrupted" not in states
     starts = [o[1] for o in outcomes if o is not None and o[1]]
     ends = [o[2] for o in outcomes if o is not None and o[2]]
     took = seconds_between(min(starts), max(ends)) if starts and ends else None
-    return "completed", took
+    return "completed", took, False
 
 
 __all__ = ["Outcome", "Settled", "apply", "outcome_of", "settle", "workflow_files"]

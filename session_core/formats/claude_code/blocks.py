@@ -204,8 +204,8 @@ def part_of(block: Any) -> Part:
         )
     if kind == "image":
         return Part("image", text=image_text(block))
-    if kind == "document":  # (a PDF read: its base64 is no text to show)
-        return Part("other", text=image_text(block), name=kind)
+    if kind == "document":  # (a PDF: said inline as an image is, never its base64)
+        return Part("image", text=image_text(block), name=kind)
     return Part("other", text=compact(block), name=kind if isinstance(kind, str) else None)
 
 

@@ -151,7 +151,8 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # id (a resumed session's file begins with the earlier session's lines: ``resumed``).
         self.session_now: str | None = None
         self.session_marks: list[tuple[int, str]] = []
-        self.resumed_kept: tuple[tuple[int, int], Resumed] | None = None  # (``resumed``)
+        # (``resumed``'s last answer, and the spans of copied lines it was made of)
+        self.resumed_kept: tuple[tuple[tuple[int, int], ...], Resumed] | None = None
         self.forked_from: set[str] = set()  # the sessions a fork's lines say they copy
 
     # -- feeding ---------------------------------------------------------------------

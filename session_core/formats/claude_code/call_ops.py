@@ -118,7 +118,7 @@ class ClaudeOps(OpsSequence):
     turns (for a call's turn id), ``paths``: the subagent files of the calls that name an
     agent."""
 
-    __slots__ = ("_column", "_count", "_made", "_open", "_paths", "_runs", "_settled")
+    __slots__ = ("_column", "_count", "_made", "_open", "_paths", "_runs", "_settled", "_stopped")
 
     def __init__(
         self,
@@ -136,6 +136,9 @@ class ClaudeOps(OpsSequence):
         self._paths = paths
         # a launched call's state and duration as its subagent's file says (``settle``)
         self._settled: dict[int, tuple[OpState, float | None]] = {}
+        # ...those of them its file says the user stopped (their last turn aborted): ended,
+        # no longer only launched (``ToolOp.launched``: not in flight, ``open_work``)
+        self._stopped: set[int] = set()
 
     def __len__(self) -> int:
         return self._count
@@ -150,13 +153,21 @@ class ClaudeOps(OpsSequence):
         """The teammate spawns whose teammate replied (``teammates.replies``)."""
         return teammates.replies(self._column, self._count)
 
-    def settle(self, index: int, state: OpState, duration: float | None) -> None:
+    def settle(
+        self, index: int, state: OpState, duration: float | None, stopped: bool = False
+    ) -> None:
         """Launched call ``index`` is in ``state`` (running, completed, …), as its
-        subagent's file says, after ``duration`` seconds (None: not known)."""
+        subagent's file says, after ``duration`` seconds (None: not known); ``stopped``:
+        the user stopped it (interrupted, it ended: not cut off)."""
         self._settled[index] = (state, duration)
+        if stopped:
+            self._stopped.add(index)
+        else:
+            self._stopped.discard(index)
         op = self._made.get(index)
         if op is not None:
             op.state, op.duration = state, duration
+            op.launched = not stopped
 
     def _one(self, index: int) -> ToolOp:
         op = self._made.get(index)
@@ -176,6 +187,7 @@ class ClaudeOps(OpsSequence):
                 settled = self._settled.get(index)
                 if settled is not None:
                     op.state, op.duration = settled
+                    op.launched = index not in self._stopped
             self._made[index] = op
         return op
 

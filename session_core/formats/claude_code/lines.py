@@ -319,6 +319,8 @@ def shape(content: str | list[Block] | None, line: bytes | memoryview | None) ->
             )
         elif kind == "image":
             out.append(Part("image", text="[image]"))
+        elif kind == "document":  # (an image part, as ``blocks.part_of`` makes it)
+            out.append(Part("image", text="[document]", name=kind))
         else:
             out.append(Part("other", name=kind))
     return out

@@ -10,8 +10,9 @@ a continuation file writes its new lines under the parent's id (claude-code#3060
 
 A fork (``/branch``, ``--fork-session``, 2.1.x) copies its parent's lines under its own
 id, each naming its source (``forkedFrom``): the builder marks such a line with that
-source's id, so that the same rule finds its copies (a fork of copies alone, none of its
-own lines yet, is still a fork: its lines say so).
+source's id, and such a line is a copy wherever it is, before or after a line of the
+fork's own id (its ``permission-mode`` line can come first); a fork of copies alone, none
+of its own lines yet, is still a fork: its lines say so.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_left
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...resumed import Resumed
 
@@ -38,38 +39,55 @@ def own_session(path: str, marks: list[tuple[int, str]]) -> str | None:
     return marks[-1][1] if marks else None
 
 
-def copied_marks(b: ClaudeCodeBuilder) -> tuple[str, int] | None:
-    """The file's own id and how many of its ``session_marks`` are copies (those before
-    the first of its own id); None where none is: not resumed (no line of another id
-    before its own, or no line of its own id at all: a continuation written under the
-    earlier session's id is all its own lines)."""
+class Copies(NamedTuple):
+    """The file's own id and which of its ``session_marks`` begin copied lines (their
+    indexes, in order)."""
+
+    own: str
+    marks: tuple[int, ...]
+
+
+def copied_marks(b: ClaudeCodeBuilder) -> Copies | None:
+    """Which of the file's ``session_marks`` are copies: those before the first of its own
+    id (a resumed file's), and wherever they are, a fork's (their lines name their source,
+    ``forkedFrom``: a fork's first line of its own id, a ``permission-mode`` line, can come
+    before them). None where none is: not resumed (no line of another id before its own,
+    or no line of its own id at all: a continuation written under the earlier session's
+    id is all its own lines)."""
     marks = b.session_marks
     own = own_session(b.path, marks)
     if own is None:
         return None
     first = next((index for index, (_at, session) in enumerate(marks) if session == own), None)
+    forked = b.forked_from
     if first is None:  # (no line of its own: all copies where its lines say so, a fork's)
-        first = len(marks) if b.forked_from else 0
-    return (own, first) if first else None
+        first = len(marks) if forked else 0
+    copies = tuple(range(first))
+    if forked:  # (a fork's: its copies' marks past its first own line too)
+        sources = forked - {own}
+        copies += tuple(i for i in range(first, len(marks)) if marks[i][1] in sources)
+    return Copies(own, copies) if copies else None
 
 
 def _copies_end(b: ClaudeCodeBuilder, mark: int) -> int:
-    """The raw item where the copies marked from ``mark`` on end: the next mark's, or the
-    file's end (a fork of copies alone)."""
+    """The raw item where the lines marked by ``mark`` end: the next mark's, or the
+    file's end."""
     marks = b.session_marks
-    return marks[mark][0] if mark < len(marks) else len(b.raw)
+    return marks[mark + 1][0] if mark + 1 < len(marks) else len(b.raw)
 
 
-def copied_from(b: ClaudeCodeBuilder, raw_at: int, found: tuple[str, int] | None) -> str | None:
+def copied_from(b: ClaudeCodeBuilder, raw_at: int, found: Copies | None) -> str | None:
     """The earlier session the file's raw item ``raw_at`` was copied from (None: the
     file's own); ``found``: ``copied_marks(b)`` (looked at once for many items)."""
     if found is None:
         return None
     marks = b.session_marks
-    if raw_at >= _copies_end(b, found[1]):
-        return None
     index = bisect_left(marks, (raw_at + 1,)) - 1  # (the last mark at or before it)
-    return marks[index][1] if index >= 0 else None
+    if index < 0 or index > found.marks[-1]:
+        return None
+    copied = found.marks
+    at = bisect_left(copied, index)
+    return marks[index][1] if at < len(copied) and copied[at] == index else None
 
 
 def resumed(b: ClaudeCodeBuilder) -> Resumed | None:
@@ -79,17 +97,16 @@ def resumed(b: ClaudeCodeBuilder) -> Resumed | None:
     found_marks = copied_marks(b)
     if found_marks is None:
         return None
-    own, first_own = found_marks
     marks = b.session_marks
-    # (the copies end where the file's own lines begin and stay as they are: a followed
-    # resumed session is assembled every 2 s, its copies made once)
-    key = (first_own, _copies_end(b, first_own))
+    # (the copies, once made, stay as they are: a followed resumed session is assembled
+    # every 2 s, its copies counted once)
+    spans = tuple((index, _copies_end(b, index)) for index in found_marks.marks)
     kept = b.resumed_kept
-    if kept is not None and kept[0] == key:
+    if kept is not None and kept[0] == spans:
         return kept[1]
-    responses, found = b.responses, Resumed(own)
-    for index, (start, session) in enumerate(marks[:first_own]):
-        end = _copies_end(b, index + 1)
+    responses, found = b.responses, Resumed(found_marks.own)
+    for index, end in spans:
+        start, session = marks[index]
         if session in b.forked_from:
             found.forked.add(session)
         first, past = bisect_left(responses.raw, start), bisect_left(responses.raw, end)
@@ -103,8 +120,8 @@ def resumed(b: ClaudeCodeBuilder) -> Resumed | None:
             found.copied[session] = folded
         else:
             usage.add(folded)
-    b.resumed_kept = (key, found)
+    b.resumed_kept = (spans, found)
     return found
 
 
-__all__ = ["copied_from", "copied_marks", "own_session", "resumed"]
+__all__ = ["Copies", "copied_from", "copied_marks", "own_session", "resumed"]
