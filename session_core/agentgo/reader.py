@@ -306,7 +306,7 @@ def read_view(
     if view is None:
         view = AgentGoView(keep=keep)
     fh, compressed = open_lines(where)
-    if view.records.keep and not compressed:
+    if not compressed:  # (a check's too: the lines its folds read again, ``StreamedFolds``)
         view.records.source = LineSource(os.dup(fh.fileno()))
     feed = view.feed
     with gc_pause.paused():
