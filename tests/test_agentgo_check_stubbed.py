@@ -16,6 +16,7 @@ from helpers import run_cli
 
 from agentgo_helpers import projected
 from session_core import open_transcript
+from session_core.agentgo import AgentGoSession
 from session_core.model import overlay_counts
 
 
@@ -68,3 +69,44 @@ def test_a_line_changed_since_it_was_read_is_refused(
     monkeypatch.setattr(folds_streamed.StreamedFolds, "_read", overwritten)
     code, out, _ = run_cli(capsys, "check", str(path))
     assert code == 1 and "changed on disk while it was being read" in out, out
+
+
+def test_a_compaction_before_and_a_nested_call_between_count_as_elsewhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A compaction folds the first answer into a summary; a projection then stubs a
+    result, its request after a tool's own model call (nested: it sends other messages):
+    the check's counts are the neutral model's, the projection's found from the loop's
+    request, not the nested call's."""
+    user = {"kind": "user", "content": [{"type": "text", "text": "go"}]}
+    summary = {"kind": "user", "content": [{"type": "text", "text": "SUMMARY"}]}
+    ask = {
+        "kind": "assistant",
+        "content": [{"type": "tool_call", "id": "c1", "name": "fs_read", "arguments": {}}],
+    }
+    result = {"kind": "tool_result", "content": [{"type": "text", "text": "R" * 9000}]}
+    result["tool_call_id"] = "c1"
+    stub = {**result, "content": [{"type": "text", "text": "[aged]"}]}
+    path = tmp_path / "c.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("message_end", {"message": user})
+        run.record("context_compacted", {"summary": "SUMMARY"})
+        turn = {"id": "t1", "kind": "model", "attempt": 1, "turn_index": 1}
+        request = {"messages": [summary], "tools": [], "config": {}}
+        run.record("model_request", request, execution=turn)
+        run.record("model_exec_end", {"message": ask}, execution=turn)
+        run.record("message_end", {"message": ask})
+        run.record("message_end", {"message": result})
+        run.record("context_projected", {})
+        nested = {"id": "n1", "kind": "model", "attempt": 1, "parent_id": "x"}
+        request = {"messages": [user], "tools": [], "config": {}}
+        run.record("model_request", request, execution=nested)
+        turn = {"id": "t2", "kind": "model", "attempt": 1, "turn_index": 2}
+        request = {"messages": [summary, ask, stub], "tools": [], "config": {"pad": "p" * 9000}}
+        run.record("model_request", request, execution=turn)
+        run.close()
+    counts = overlay_counts(open_transcript(path).compactions)
+    said = ", ".join(counts.said())
+    assert said == "1 compaction, 1 elision (1 message stubbed)"
+    assert f", {said}, usage" in _checked(capsys, path)

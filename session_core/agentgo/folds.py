@@ -38,6 +38,17 @@ def _request_at(view: AgentGoView, index: int) -> list[Any] | None:
     )
 
 
+def loop_call(record: dict[str, Any]) -> bool:
+    """Whether a model_request ``record`` (its envelope alone will do) may be of a loop's
+    conversation call: a model call nested in no other."""
+    execution = record.get("execution")
+    return (
+        isinstance(execution, dict)
+        and execution.get("kind") == "model"
+        and execution.get("parent_id") is None
+    )
+
+
 def loop_request(record: dict[str, Any], last: Callable[[], int | None]) -> list[Any] | None:
     """The messages of a model_request ``record`` (whole) if it is the request of a loop's
     conversation call, else None: a model call not nested in another (``parent_id``), of
@@ -46,13 +57,9 @@ def loop_request(record: dict[str, Any], last: Callable[[], int | None]) -> list
     none), as the conversation so far ends. A compaction's summary call, a standalone
     call (the seed's ``classify``) and a tool's own model call send other messages, and
     commit none."""
-    execution = record.get("execution")
-    if not (
-        isinstance(execution, dict)
-        and execution.get("kind") == "model"
-        and execution.get("parent_id") is None
-    ):
+    if not loop_call(record):
         return None
+    execution = record["execution"]
     data = record.get("data")
     messages = data.get("messages") if isinstance(data, dict) else None
     sent = messages if isinstance(messages, list) else []
@@ -447,4 +454,4 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
     return out
 
 
-__all__ = ["ContextFolds", "context_compactions", "loop_request", "unsent_events"]
+__all__ = ["ContextFolds", "context_compactions", "loop_call", "loop_request", "unsent_events"]

@@ -18,7 +18,7 @@ from ..events import refuse_changed_line
 from ..indexing import loads_payload
 from ..model import Compaction, overlay_counts
 from ..overlay_said import OverlayCounts
-from .folds import ContextFolds, loop_request
+from .folds import ContextFolds, loop_call, loop_request
 from .messages import hashed, message_role
 from .records import NO_SEQ
 from .view import AgentGoView
@@ -45,6 +45,8 @@ class StreamedFolds(ContextFolds):
     def _requested(self, record: dict[str, Any], span: int, index: int) -> None:
         """A model request after events not found yet: if it is the loop's conversation
         call's, what each folded."""
+        if not loop_call(record):
+            return  # (another call's: not read again)
         data = record.get("data")
         if isinstance(data, dict) and "messages" not in data and span:
             record = self._read(span, index)  # (skimmed: its config alone)
@@ -52,7 +54,6 @@ class StreamedFolds(ContextFolds):
         sent = loop_request(record, lambda: self.key_of(last) if last >= 0 else None)
         if sent is None:
             return
-        self._take(len(self.view.messages))
         while self.found < len(self.view.context_events):
             self._fold(self.found, index, sent)
 
