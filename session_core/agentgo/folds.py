@@ -31,11 +31,16 @@ def _request_at(view: AgentGoView, index: int) -> list[Any] | None:
     records = view.records
     if records.kind(index) != "model_request":
         return None
-    before = bisect.bisect_left(view.messages, index, key=lambda c: c.at) - 1
     return loop_request(
         records.read(index),  # (whole: a skim keeps only the config)
-        lambda: _hashed(view.messages[before].message) if before >= 0 else None,
+        lambda: _last_key(view, index),
     )
+
+
+def _last_key(view: AgentGoView, index: int) -> int | None:
+    """The key (hashed) of the last message committed before record ``index``, if any."""
+    before = bisect.bisect_left(view.messages, index, key=lambda c: c.at) - 1
+    return _hashed(view.messages[before].message) if before >= 0 else None
 
 
 def loop_call(record: dict[str, Any]) -> bool:
