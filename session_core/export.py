@@ -27,7 +27,7 @@ from .events import strict_rereads
 from .export_html import html_chunks
 from .export_md import markdown_chunks
 from .exportdoc import Document, View
-from .formats import detect_format
+from .formats import HEAD_LINES, detect_format, detect_records
 from .indexing import head_record
 from .json_out import EscapedC1, escape_c1
 from .reader import bom_length, empty_path, is_blank, opened_as, path_of
@@ -286,10 +286,11 @@ _EXPORT_JSON = re.compile(rb'\{\s*"format"\s*:')  # (how replay's JSON, ours, be
 
 def _kept_from(final: str) -> str | None:
     """Why ``-o`` may not replace the file ``final``: it is a transcript (a format names
-    it), or may be one no format names for its damage (a byte order mark, a first line
-    cut or written over): its first line begins a JSON object, as every format's lines
-    do, and is not the JSON an export writes (``{"format": …``); or that line is no JSON
-    and the next is a JSON object. None: it may be replaced (an export, any other text)."""
+    it, past a byte order mark too), or may be one no format names for its damage: its
+    first line is no JSON and the next is a JSON object (a first line cut or written
+    over), or its one line begins a JSON object and is not whole (being written), and is
+    not the JSON an export writes (``{"format": …``). None: it may be replaced (an
+    export, a ``peek``'s or any other JSON no format names, any other text)."""
     if detect_format(final) is not None:
         return "is a transcript"
     try:
@@ -299,13 +300,17 @@ def _kept_from(final: str) -> str | None:
         return f"cannot be read ({err.strerror}) to tell whether it is a transcript"
     except (EOFError, ValueError):  # (a corrupt .zst: compressed, no export)
         return "is a compressed file that cannot be read (a transcript, maybe)"
-    body = head[bom_length(head) :].lstrip()
-    if body.startswith(b"{") and not _EXPORT_JSON.match(body):  # (pretty: ``{`` alone)
-        return "may be a transcript (its first line begins a JSON object, as a transcript's do)"
-    lines = (line for line in body.split(b"\n") if not is_blank(line))
-    first, second = next(lines, b""), next(lines, b"")
-    if first and head_record(first) is None and isinstance(head_record(second), dict):
-        return "may be a transcript (its first line is no JSON, its second a JSON object)"
+    skip = bom_length(head)
+    lines = [line for line in head[skip:].split(b"\n") if not is_blank(line)][: HEAD_LINES + 2]
+    if skip and detect_records(map(head_record, lines)) is not None:
+        return "is a transcript (led by a byte order mark)"
+    first, second = [*lines, b"", b""][:2]
+    if first and head_record(first) is None:
+        if isinstance(head_record(second), dict):
+            return "may be a transcript (its first line is no JSON, its second a JSON object)"
+        body = first.lstrip()
+        if len(lines) == 1 and body.startswith(b"{") and not _EXPORT_JSON.match(body):
+            return "may be a transcript (its one line begins a JSON object, not whole yet)"
     return None
 
 

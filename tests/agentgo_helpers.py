@@ -214,3 +214,59 @@ def kept_records(path: Path, lines: list[bytes]) -> Records:
         records.append(orjson.loads(line), span_of(offset, len(line)), "message_end", seq, seq)
         offset += len(line) + 1
     return records
+
+
+PROJECTED_USER = {"kind": "user", "content": [{"type": "text", "text": "fix it"}]}
+PROJECTED_BULK = "x" * 12000  # (a request over the skim's 8 KiB: read again by span)
+
+
+def _ask(call: str) -> dict[str, Any]:
+    return {
+        "kind": "assistant",
+        "content": [{"type": "tool_call", "id": call, "name": "fs_read", "arguments": {}}],
+    }
+
+
+def _result(call: str, text: str) -> dict[str, Any]:
+    return {
+        "kind": "tool_result",
+        "content": [{"type": "text", "text": text}],
+        "tool_call_id": call,
+    }
+
+
+def _turn(turn: int | None) -> dict[str, Any]:
+    extra = {} if turn is None else {"turn_index": turn}
+    return {"id": f"turn-{turn}", "kind": "model", "attempt": 1, **extra}
+
+
+def projected(path: Path, *, turns: bool = True) -> Path:
+    """Three calls' results, a projection that ages two and drops the third, a request
+    that says so; a second projection no request follows yet: ``turns`` False names no
+    turn (the loop's call told by its last message being the last committed)."""
+    asks = [_ask(f"c{i}") for i in range(3)]
+    results = [_result(f"c{i}", f"LONG RESULT {i} {PROJECTED_BULK}") for i in range(3)]
+    stubs = [_result(f"c{i}", "[aged]") for i in range(2)]
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("message_end", {"message": PROJECTED_USER})
+        history = [PROJECTED_USER]
+        for i in range(3):
+            turn = _turn(i if turns else None)
+            request = {"messages": list(history), "tools": [], "config": {}}
+            run.record("model_request", request, execution=turn)
+            run.record("model_exec_end", {"message": asks[i]}, execution=turn)
+            run.record("message_end", {"message": asks[i]})
+            run.record("message_end", {"message": results[i]})
+            history += [asks[i], results[i]]
+        run.record("context_projected", {"replaced": 3})
+        sent = [PROJECTED_USER, asks[0], stubs[0], asks[1], stubs[1], asks[2]]
+        if not turns:  # (its last message the last committed: a fourth question)
+            sent.append(PROJECTED_USER)
+            run.record("message_end", {"message": PROJECTED_USER})
+        tools = [{"name": "fs_read", "description": PROJECTED_BULK, "schema": {}}]  # (skimmed)
+        request = {"messages": sent, "tools": tools, "config": {"model": "m"}}
+        run.record("model_request", request, execution=_turn(3 if turns else None))
+        run.record("context_projected", {"replaced": 1})
+        run.close()
+    return path

@@ -59,10 +59,11 @@ import gen_agentgo
 # what they were, fa1a…/2ab5…, 4397…/d75a…, 4f3f…).
 # (the replay JSON of 2026-12-06: its tool operations name their messages, message-id)
 GOLDEN = {
-    (300_000, 1): ("cd09588a799df67c", "8e8170e516e88a63"),  # (input: its uncached part)
-    (1_000_000, 2): ("947ee7e1c1feac39", "fc4d2da647cf4190"),
+    # (runs' "state" added beside "status": the digests without it were unchanged)
+    (300_000, 1): ("fb8d7b700edf5ed0", "f999dbd792b3e63a"),  # (input: its uncached part)
+    (1_000_000, 2): ("d0b0243b880dce1c", "102049084c7da755"),
 }
-DAMAGED_GOLDEN = "fb5a0b743878a6e0"  # (600_000, seed 3, damaged): the followed view (JSON quotes)
+DAMAGED_GOLDEN = "db8fea5b2aa07b37"  # (600_000, seed 3, damaged): the followed view (JSON quotes)
 SIZE = (120, 40)
 
 

@@ -199,9 +199,11 @@ async def test_an_agentgo_projection_says_what_it_stubbed_once_a_request_says(
     assert "(1 elision not sent yet)" in unsent and "0 messages" not in unsent
     md = export(path, "md", "raw").replace("\\", "")
     assert "| compactions and elisions | 0 compactions, 1 elision (not sent yet) |" in md
-    # check's streaming read keeps no request: the projection counted alone
+    # check's streaming read says it as they do (``StreamedFolds``)
     _, out, _ = run_cli(capsys, "check", str(path))
-    assert ", 1 elision, usage" in out, out
+    assert ", 1 elision (not sent yet), usage" in out, out
+    _, out, _ = run_cli(capsys, "check", str(tmp_path / "a.jsonl"))
+    assert ", 1 elision (1 message stubbed), usage" in out, out
 
 
 def test_a_v1_snapshots_overlays_count_by_the_replays_counts(tmp_path: Path) -> None:

@@ -89,3 +89,44 @@ def test_export_o_says_a_file_it_cannot_read_is_kept_for_that(
     assert "compressed" not in said
     out.chmod(0o600)
     assert out.read_text() == "my notes\n"
+
+
+@pytest.mark.parametrize("made_by", [["peek"], ["peek", "--pretty"], ["replay"]])
+def test_export_o_replaces_another_commands_json(
+    made_by: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``peek``'s (or ``replay``'s) output, a JSON object no format names, is no
+    transcript: replaced (it was kept as one "may be", its first line beginning a JSON
+    object)."""
+    source = exported(tmp_path)
+    out = tmp_path / "peeked.json"
+    assert main([*made_by, str(source)]) == 0
+    out.write_text(capsys.readouterr().out)
+    assert out.read_text().startswith("{")
+    assert main(["export", str(source), "--format", "md", "-o", str(out)]) == 0, capsys.readouterr()
+    assert out.read_text().startswith("# ")
+
+
+@pytest.mark.parametrize("text", [b'{"a": 1}\n', b'{"a": 1}', b'{\n  "a": 1\n}\n', b"[1, 2]\n"])
+def test_export_o_replaces_json_no_format_names(text: bytes, tmp_path: Path) -> None:
+    source = exported(tmp_path)
+    out = tmp_path / "data.json"
+    out.write_bytes(text)
+    assert main(["export", str(source), "--format", "md", "-o", str(out)]) == 0
+    assert out.read_text().startswith("# ")
+
+
+@pytest.mark.parametrize("fmt", BUILT_IN)
+def test_export_o_keeps_a_transcript_of_any_format_and_says_so(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A whole transcript, of every format, is kept, whatever the export's format."""
+    source = exported(tmp_path)
+    (tmp_path / "t").mkdir()
+    target = BUILT_IN[fmt](tmp_path / "t")
+    before = target.read_bytes()
+    assert main(["export", str(source), "--format", "json", "-o", str(target)]) == 1
+    said = capsys.readouterr().err
+    refused = "is a transcript; an export never writes over one (name another file)"
+    assert said == f"tailscope: {target}: {refused}\n", said
+    assert target.read_bytes() == before

@@ -27,29 +27,50 @@ from .view import AgentGoView, message_text
 
 def _request_at(view: AgentGoView, index: int) -> list[Any] | None:
     """The messages of record ``index`` if it is the request of a loop's conversation
-    call, else None: a model call not nested in another (``parent_id``), of a turn
-    (``turn_index``) or, where the writer names none, one whose last message is the last
-    message committed before it (the conversation so far ends so). A compaction's
-    summary call, a standalone call (the seed's ``classify``) and a tool's own model
-    call send other messages, and commit none."""
+    call, else None (``loop_request``)."""
     records = view.records
     if records.kind(index) != "model_request":
         return None
-    record = records.read(index)  # (whole: a skim keeps only the config)
+    return loop_request(
+        records.read(index),  # (whole: a skim keeps only the config)
+        lambda: _last_key(view, index),
+    )
+
+
+def _last_key(view: AgentGoView, index: int) -> int | None:
+    """The key (hashed) of the last message committed before record ``index``, if any."""
+    before = bisect.bisect_left(view.messages, index, key=lambda c: c.at) - 1
+    return _hashed(view.messages[before].message) if before >= 0 else None
+
+
+def loop_call(record: dict[str, Any]) -> bool:
+    """Whether a model_request ``record`` (its envelope alone will do) may be of a loop's
+    conversation call: a model call nested in no other."""
     execution = record.get("execution")
-    if not (
+    return (
         isinstance(execution, dict)
         and execution.get("kind") == "model"
         and execution.get("parent_id") is None
-    ):
+    )
+
+
+def loop_request(record: dict[str, Any], last: Callable[[], int | None]) -> list[Any] | None:
+    """The messages of a model_request ``record`` (whole) if it is the request of a loop's
+    conversation call, else None: a model call not nested in another (``parent_id``), of
+    a turn (``turn_index``) or, where the writer names none, one whose last message is
+    the last message committed before it (``last``: its key, hashed; None: there is
+    none), as the conversation so far ends. A compaction's summary call, a standalone
+    call (the seed's ``classify``) and a tool's own model call send other messages, and
+    commit none."""
+    if not loop_call(record):
         return None
+    execution = record["execution"]
     data = record.get("data")
     messages = data.get("messages") if isinstance(data, dict) else None
     sent = messages if isinstance(messages, list) else []
     if execution.get("turn_index") is not None:
         return sent
-    before = bisect.bisect_left(view.messages, index, key=lambda c: c.at) - 1
-    if sent and before >= 0 and _hashed(sent[-1]) == _hashed(view.messages[before].message):
+    if sent and _hashed(sent[-1]) == last():
         return sent
     return None
 
@@ -278,24 +299,37 @@ class ContextFolds:
             shape = self._shapes[entry]
             if shape is not None and shape not in shapes:
                 return None, self._calls.get(entry)
-            key = self._hashes.get(entry)
-            if key is None:
-                key = self._hashes[entry] = _hashed(self.view.messages[entry].message)
-            return key, self._calls.get(entry)
+            return self.key_of(entry), self._calls.get(entry)
         own = -1 - entry
         return self._own_keys[own], _call_of(self.own[own])
 
+    def key_of(self, position: int) -> int:
+        """Committed message ``position``'s key, hashed (read again, once)."""
+        key = self._hashes.get(position)
+        if key is None:
+            key = self._hashes[position] = _hashed(self._message(position))
+        return key
+
+    def _message(self, position: int) -> dict[str, Any]:
+        """Committed message ``position``, read again."""
+        return self.view.messages[position].message
+
     def _role_of(self, entry: int) -> str | None:
         """A committed message's role (read again); None for a message no one committed."""
-        return message_role(self.view.messages[entry].message) if entry >= 0 else None
+        return message_role(self._message(entry)) if entry >= 0 else None
 
     def _find(self, event: int) -> bool:
-        view = self.view
-        at = view.context_at[event]
-        after = _request_after(view, at)
+        after = _request_after(self.view, self.view.context_at[event])
         if after is None:
             return False
-        request, sent = after
+        self._fold(event, *after)
+        return True
+
+    def _fold(self, event: int, request: int, sent: list[Any]) -> None:
+        """Find what ``event`` folded from ``sent``, the messages of the first request of
+        the loop's conversation call after it (record ``request``)."""
+        view = self.view
+        at = view.context_at[event]
         messages = view.messages
         stop = self._next
         while stop < len(messages) and messages[stop].at < request:
@@ -357,7 +391,6 @@ class ContextFolds:
         self._found.append([f"seq-{messages[p].seq}" for p in chosen])
         self._found_sent.append([] if compacted else [self.stubs.get(p) for p in chosen])
         self._found_dropped.append([f"seq-{messages[p].seq}" for p in gone])
-        return True
 
 
 class _Folded(Sequence[str]):
@@ -426,4 +459,4 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
     return out
 
 
-__all__ = ["ContextFolds", "context_compactions", "unsent_events"]
+__all__ = ["ContextFolds", "context_compactions", "loop_call", "loop_request", "unsent_events"]

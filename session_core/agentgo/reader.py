@@ -299,14 +299,16 @@ def read_view(
     """The whole view of a file, read strictly (into ``view`` when given).
 
     Its records are kept as spans in the file (read again, from the inode that was
-    read, when something asks for one); ``keep=False`` keeps none (a check). ``fed``
-    is told each record the view took, with its span, while it is parsed.
+    read, when something asks for one); ``keep=False`` keeps none (a check), though
+    its file is still there to read a line again by a span ``fed`` was told (its
+    ``StreamedFolds``). ``fed`` is told each record the view took, with its span, while
+    it is parsed.
     """
     where = path_of(path)
     if view is None:
         view = AgentGoView(keep=keep)
     fh, compressed = open_lines(where)
-    if view.records.keep and not compressed:
+    if not compressed:
         view.records.source = LineSource(os.dup(fh.fileno()))
     feed = view.feed
     with gc_pause.paused():

@@ -466,9 +466,15 @@ class AgentGoView:
                 yield int(records.lines[index]), records[index]
 
     def _run_json(self, run: Run) -> dict[str, Any]:
+        # (loaded with the format's registration, before any view: no import cycle)
+        from ..formats.agentgo.runs_made import run_state
+
+        status = self.run_status(run.id)
         return {
             "run-id": run.id,
-            "status": self.run_status(run.id),
+            "status": status,  # (the spec's word, kept: others read it)
+            # (every format's runs' word: finished, failed, running, interrupted)
+            "state": run_state(run, status),
             "outcome": self.run_outcome(run.id),  # (a run being written: "yet (running)")
             "first-seq": run.first_seq,
             "last-seq": run.last_seq,

@@ -41,6 +41,7 @@ from session_core.view_ids import made_item
 
 from ..safe import one_line
 from .block_view import Entry, LinesView, prose_height, wrap
+from .diff_marks import mark_counts
 from .line_list import nothing_more
 from .row_search import FURTHER_ON, MATCH_STEPS, RowSearch
 
@@ -102,7 +103,7 @@ class ModelDiff(Sequence[Entry]):
                 + (f" {unsent}" if unsent else ""),
             )
         ]
-        marks = _mark_counts(raw)
+        marks = mark_counts(raw, compactions, lambda ident: self._index(ident, (), 0))
         if marks:
             listed = ", ".join(f"{n:,} {mark}" for mark, n in sorted(marks.items()))
             # (of every kind: a compaction's count below is of the messages it names,
@@ -559,17 +560,6 @@ def _preview(text: str, width: int | None) -> str:
     """``text`` on one line, cut to ``width`` (None: whole, as it is: what a search
     looks in, newlines and all)."""
     return text if width is None else one_line(text, width)
-
-
-def _mark_counts(raw: Sequence[Item]) -> dict[str, int]:
-    counted = getattr(raw, "mark_counts", None)
-    counts = counted() if counted is not None else None
-    if counts is None:
-        counts = {}
-        for item in raw:
-            for mark in item.marks:
-                counts[mark] = counts.get(mark, 0) + 1
-    return counts
 
 
 __all__ = ["ModelDiff", "ModelDiffView"]

@@ -14,7 +14,6 @@ from ...events import LineSource
 from ...model import Transcript, Usage
 from ...open_work import agentgo_open_work
 from ...other_records import others_said
-from ...overlay_said import OverlayCounts
 from ...text import count, ops_said
 from ...tool_ops import state_label
 from ...window_lines import lines_not_known
@@ -203,17 +202,22 @@ class AgentGoFormat(TranscriptFormat):
 
     def check(self, path: str | os.PathLike[str]) -> str:
         """Read strictly, streaming: what the note says is counted, no record is kept."""
+        from ...agentgo.folds_streamed import StreamedFolds
         from ...agentgo.reader import read_view
         from ...agentgo.view import AgentGoView
+        from ...events import strict_rereads
         from ...usage import FedCallUsage
 
         view, usage, unstarted = AgentGoView(keep=False), FedCallUsage(), UnstartedCounter()
+        folds = StreamedFolds(view)  # (what each projection stubbed, as its request streams)
 
-        def fed(record: dict[str, Any], _span: int) -> None:
+        def fed(record: dict[str, Any], span: int) -> None:
             usage.fed(view, record)
             unstarted.fed(view, record)
+            folds.fed(record, span)
 
-        read_view(path, view=view, fed=fed)
+        with strict_rereads(path):  # (a line read again that changed since: refused)
+            read_view(path, view=view, fed=fed)
         view.writer_alive = self.writer_alive(path)  # (an open run of a gone writer: cut off)
         # (its committed messages, said so: what is sent next is the last request's)
         parts = [NAME, f"{count(len(view.messages), 'message')} committed"]
@@ -236,11 +240,9 @@ class AgentGoFormat(TranscriptFormat):
         # (the spec's "anything else", kept and shown raw: said, not warned, as every
         # format says them)
         parts.extend(others_said(len(view.unknown)))
-        kinds = [kind for _seq, _run, kind, _data in view.context_events]
-        # (as every format's note counts them; replay lists them. What a projection
-        # stubbed its next request says, and a streaming read keeps no request: not said)
-        counts = OverlayCounts(kinds.count("context_compacted"), kinds.count("context_projected"))
-        parts += counts.said(detail=False)
+        # (as every format's note counts them, with what the projections stubbed, each
+        # found from the request after it; replay lists them)
+        parts += folds.counted().said()
         # (a response counted for every model call answered: none counted, none made)
         parts.append(usage_said(Usage.of_totals(usage.tally(view).transcript), True))
         return note_of(parts, view.warnings)
