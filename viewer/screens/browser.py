@@ -125,7 +125,8 @@ class BrowserScreen(DirectoryWatch):
             yield Label("scanning…", id="browser-progress-label")
             yield ProgressBar(id="browser-progress-bar", show_eta=False)
         yield Input(
-            placeholder="filter: file, agent, model or status (enter keeps it)", id="browser-filter"
+            placeholder="filter: file, agent, model, status or reason (enter keeps it)",
+            id="browser-filter",
         )
         yield VirtualTable(self._columns(), self._cells, id="browser-table")
         yield Static(id="browser-detail")
