@@ -74,9 +74,6 @@ from .reader import (
 from .scan_window import LAST_LINE_MAX
 from .times import epoch, seconds_between
 from .tool_ops import OpState
-from .usage import Usage
-from .usage_totals import Usage as NeutralUsage
-from .usage_totals import made_none
 from .writers import LockTable, seen_gone
 
 Status = Literal["live", "finished", "crashed", "damaged", "unreadable", "not-a-transcript"]
@@ -125,6 +122,9 @@ class FileSummary:
     untitled: str | None = None  # why a file has no title (none said: it has none)
     model: str | None = None
     started: str | None = None  # the first record's timestamp, as written
+    # no record says when it began (an older writer's document that does not say): the
+    # row's start is its file's time (``mtime``: when it was last written), said so
+    started_by_file: bool = False
     last_ts: str | None = None  # the last record's timestamp, as written
     mtime: float = 0.0
     size: int = 0
@@ -372,6 +372,9 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
 
             why = why_unclaimed(where)
             summary.reason = "empty" if why.empty else why.document or not_a_transcript()
+            if why.document is not None:  # (as it says it began, else its file's time)
+                said = why.started if epoch(why.started) is not None else None
+                summary.started, summary.started_by_file = said, said is None
             return
         summary.format = name
         first = records[0]  # (a format claimed the head: its first record is an object)
@@ -383,15 +386,6 @@ def _head_records(head: bytes) -> Iterator[Any]:
     for raw in head.split(b"\n", HEAD_LINES * 4)[: HEAD_LINES * 4]:
         if not is_blank(raw):
             yield head_record(raw)
-
-
-def usage_marks(summary: FileSummary, usage: Usage) -> None:
-    """Whether a tally's totals leave responses out (a ``≥`` in the row), or no response
-    was made (``no_response``: a whole read's alone), as the neutral model says it of
-    every format (``usage_totals.Usage``, ``made_none``)."""
-    said = NeutralUsage.of_totals(usage)
-    summary.tokens_partial, summary.cost_partial = said.tokens_partial, said.cost_partial
-    summary.no_response = made_none(said) and not summary.estimated
 
 
 def _v1_end(summary: FileSummary, fmt: Format, now: float | None) -> OpState | None:
@@ -428,12 +422,6 @@ def _work_goes_on(summary: FileSummary, fmt: Format, now: float | None) -> bool:
     if alive is True and running.held is not None:  # (``check``'s words while it is held)
         summary.reason = running.held or None
     return alive is not False
-
-
-def scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:
-    summary.tokens = None if usage.total is None else round(usage.total * scale)
-    summary.cost = None if usage.cost is None else usage.cost * scale
-    usage_marks(summary, usage)
 
 
 # -- directories -----------------------------------------------------------------------

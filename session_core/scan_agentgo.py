@@ -12,8 +12,9 @@ from .agentgo.reader import StrictReader, parse_record
 from .errors import TranscriptError
 from .open_work import open_work_said
 from .reader import is_blank
-from .scan import FileRead, FileSummary, scale_usage, usage_marks
+from .scan import FileRead, FileSummary
 from .scan_title import prompt_past_head
+from .scan_usage import scale_usage, usage_marks
 from .scan_window import feed_window, lines_of, tail_window
 from .tallies import AgentGoTally, text_or_none
 from .titles import agentgo_prompt

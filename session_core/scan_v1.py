@@ -13,8 +13,9 @@ from .item_ends import LAST_LOOK, last_stamp
 from .message_usage import counts_as_turn, v1_usage
 from .reader import line_is_whole, loads_line, replay_file
 from .replay import ReplayState, payload_of
-from .scan import FileRead, FileSummary, LeftOpen, scale_usage, usage_marks
+from .scan import FileRead, FileSummary, LeftOpen
 from .scan_title import prompt_past_head
+from .scan_usage import scale_usage, usage_marks
 from .scan_window import feed_window, tail_window
 from .tallies import V1Window, open_before, text_or_none
 from .text import count

@@ -113,6 +113,7 @@ class TailReader:
         self.ending = b"\n"
         self.refused = (0, 0)
         self.blocked = False
+        self.size_said = 0  # (nothing read of the file to come: no size of the one let go)
 
     def _size(self, st: os.stat_result) -> int:
         """How many bytes of lines the file holds (a compressed one: once unpacked)."""

@@ -74,8 +74,8 @@ class Reading:
     call_lines: bool
     # How a text is drawn to be looked at (``text.search_drawn``): "" not at all, else
     # "inert" (as the conversation draws it), "one-line" (a newline ``⏎``, as a row
-    # draws it), "one-line-cr" (a CRLF ``␍⏎``: ``CRLF_DRAWN``) or "name" (a tab ``␉``
-    # too, as a name is drawn).
+    # draws it), "one-line-cr" (a CRLF ``␍⏎``: ``CRLF_DRAWN``), "name" (a tab ``␉``
+    # too, as a name is drawn) or "one-line-tab" (a tab ``␉``, a CRLF one ``⏎``).
     drawing: str = ""
 
 
@@ -98,14 +98,20 @@ def reading(needle: str) -> Reading:
     every text it looks in)."""
     drawing = ""
     if not ONE_LINE_MARKS.isdisjoint(needle):
-        drawing = (
-            "name" if TAB_MARK in needle else "one-line-cr" if CRLF_DRAWN in needle else "one-line"
-        )
+        # (a tab's mark with a line's end ``⏎`` and no ``␍⏎``: a CRLF is one ``⏎``, as a
+        # row draws a text's, not a name's ``␍⏎``; with no ``⏎``, a CRLF's ``␍`` kept, as
+        # ``/␍`` finds it)
+        crlf, tab = CRLF_DRAWN in needle, TAB_MARK in needle
+        if tab:
+            drawing = "one-line-tab" if NEWLINE_MARK in needle and not crlf else "name"
+        else:
+            drawing = "one-line-cr" if crlf else "one-line"
     elif holds_drawn(needle):
         drawing = "inert"
     drawn = bool(drawing)
     # (a space may be a tab drawn, but where a tab is drawn ``␉``)
-    every_line = not needle or "\n" in needle or (drawn and drawing != "name" and " " in needle)
+    told_apart = drawing in ("name", "one-line-tab")  # (a tab drawn ``␉``)
+    every_line = not needle or "\n" in needle or (drawn and not told_apart and " " in needle)
     call_lines = (
         drawn
         or not _RESHAPED.isdisjoint(needle)

@@ -288,7 +288,9 @@ def _drawing(table: dict[int, str], apart: bool) -> tuple[dict[int, str], re.Pat
 # conversation draws it (``inert``), as a row draws it on one line (``one_line``: a
 # newline ``⏎``, a CRLF one ``⏎`` too, a tab four spaces), so with a CRLF's CR kept
 # (``␍⏎``: the ``␍`` the conversation ends its line with, then the line's end, as
-# ``name_line`` draws one), as a name is drawn (``name_line``: a tab ``␉`` too);
+# ``name_line`` draws one), as a name is drawn (``name_line``: a tab ``␉`` too), so
+# with a CRLF one ``⏎`` (``one-line-tab``: a term with a tab's mark and no ``␍⏎``
+# finds a text's CRLF as ``one_line`` draws it, not as a name's ``␍⏎``);
 # each of a text, and of texts joined by ``searched_apart`` (its joins not drawn). Its
 # newlines are marked after (``str.replace``): a table's mark for them made ``_mapped``
 # look each character up (``/⏎`` took twice ``/␛``'s time on a 10 MB file).
@@ -299,22 +301,24 @@ _SEARCH_DRAWINGS = {
         ("one-line", CONTROL_TABLE),
         ("one-line-cr", CONTROL_TABLE),
         ("name", {**CONTROL_TABLE, 0x09: TAB_MARK}),
+        ("one-line-tab", {**CONTROL_TABLE, 0x09: TAB_MARK}),
     )
     for apart in (False, True)
 }
-SEARCH_DRAWINGS = ("inert", "one-line", "one-line-cr", "name")
+SEARCH_DRAWINGS = ("inert", "one-line", "one-line-cr", "name", "one-line-tab")
 CR_MARK = CONTROL_TABLE[0x0D]  # a CR as drawn: ``␍``
 
 
 def search_drawn(text: str, drawing: str, apart: bool = False) -> str:
     """``text`` drawn as a search of a term holding a mark as drawn reads it:
     ``drawing`` one of ``SEARCH_DRAWINGS`` (on one line, a CRLF is one ``⏎``, as
-    ``one_line`` draws it; ``␍⏎`` in "one-line-cr" and "name", as ``name_line`` does);
+    ``one_line`` draws it, in "one-line-tab" too; ``␍⏎`` in "one-line-cr" and "name",
+    as ``name_line`` does);
     ``apart``: texts joined by ``searched_apart``."""
     table, pattern = _SEARCH_DRAWINGS[drawing, apart]
     if drawing == "inert":
         return _mapped(text, table, pattern, "\t")
-    if drawing == "one-line" and "\r\n" in text:
+    if drawing in ("one-line", "one-line-tab") and "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return _mapped(text, table, pattern, "\t").replace("\n", NEWLINE_MARK)
 

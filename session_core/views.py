@@ -159,11 +159,13 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
 class NoClaim(NamedTuple):
     """What a file no format claims is, each case worked out once (``why_unclaimed``):
     white space alone (``empty``), an older writer's whole JSON document (``document``,
-    what it is), or neither; ``error()`` says it in the words every command says it."""
+    what it is; ``started``: when it says its session began), or neither; ``error()``
+    says it in the words every command says it."""
 
     where: str
     empty: bool
     document: str | None = None
+    started: str | None = None
 
     def error(self) -> TranscriptError:
         """Empty, an older writer's document, its first line's damage, or not a
@@ -187,7 +189,8 @@ def why_unclaimed(where: str) -> NoClaim:
     """Which case a file no format claims is: the one place that tells them apart, so
     that no caller reads a whole document twice to say what it is."""
     empty = blank_file(where)
-    return NoClaim(where, empty, None if empty else older_document(where))
+    document = None if empty else older_document(where)
+    return NoClaim(where, empty, *(document or (None, None)))
 
 
 def unclaimed(where: str) -> TranscriptError:
@@ -200,9 +203,11 @@ def unclaimed(where: str) -> TranscriptError:
 DOCUMENT_LIMIT = 64 << 20  # a bigger file is not parsed whole to say what it is
 
 
-def older_document(where: str) -> str | None:
+def older_document(where: str) -> tuple[str, str | None] | None:
     """What a file that is one JSON object (pretty-printed over many lines, say) is, where
-    a format names it as an older writer's that no reader reads (``unread_document``)."""
+    a format names it as an older writer's that no reader reads (``unread_document``),
+    and when it says its session began (``unread_started``: read from the document
+    parsed to say what it is, no other read)."""
     from .formats import FORMATS
 
     try:
@@ -222,7 +227,7 @@ def older_document(where: str) -> str | None:
         return None
     for fmt in FORMATS:
         if (said := fmt.unread_document(document)) is not None:
-            return said
+            return said, fmt.unread_started(document)
     return None
 
 

@@ -105,3 +105,39 @@ async def test_mixed_with_rust_rollouts_it_is_counted(tmp_path: Path) -> None:
         shutil.copy(REAL / "typescript-cli-2025.json", later)
         await until(pilot, lambda: str(later) in screen.rows, 20.0)  # (a loaded machine)
         assert screen.rows[str(later)].reason == SAID
+
+
+def test_its_row_starts_when_its_document_says(tmp_path: Path) -> None:
+    """Its row showed no start: the document's own ``session.timestamp`` is it (read from
+    the document parsed to say what it is); one that says none shows its file's day,
+    said so (``file 04-20``: when it was written, not begun), and its detail says why."""
+    from viewer.browser_cells import detail, started_cell
+
+    root = sessions(tmp_path)
+    os.utime(root / TS_NAME, (1745200000, 1745200000))  # (2025-04-21, after its start)
+    rows = {s.rel: s for s in scan_dir(root)}
+    row = rows[TS_NAME]
+    assert row.started == "2025-04-20T10:00:00.000Z" and not row.started_by_file
+    assert started_cell(row).plain == "04-20 10:00"
+    assert "started 2025-04-20 10:00:00 UTC" in detail(row, TS_NAME).plain
+    unsaid = root / "rollout-2025-04-23-3e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b.json"
+    unsaid.write_text('{"session": {"id": "x"}, "items": []}\n')
+    os.utime(unsaid, (1745400000, 1745400000))  # (2025-04-23 09:20 UTC)
+    (other,) = (s for s in scan_dir(root) if s.path == str(unsaid))
+    assert other.reason == SAID and other.started is None and other.started_by_file
+    assert started_cell(other).plain == "file 04-23"
+    said = detail(other, unsaid.name).plain
+    assert "no start said: file written 2025-04-23 09:20:00 UTC" in said, said
+
+
+async def test_the_filter_finds_a_row_by_its_reason(tmp_path: Path) -> None:
+    """``/typescript`` found nothing: the filter looked at a row's name, agent, model and
+    status, not what the line under the table says of it."""
+    root = sessions(tmp_path, with_rust=True)
+    app = TailscopeApp(root)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        await pilot.press("slash", *"typescript", "enter")
+        await until(pilot, lambda: screen.order == [str(root / TS_NAME)], 5.0)
+        assert screen.cell_text(str(root / TS_NAME), "started") == "04-20 10:00"

@@ -419,3 +419,32 @@ async def test_a_match_past_what_a_diff_row_shows_is_said(tmp_path: Path) -> Non
         text = screen_text(app)
         assert "the match is further on than this row shows" in text
         assert f"/{FAR}: 1/1" in text
+
+
+async def test_a_match_split_by_a_soft_wrap_is_not_said_further_on(tmp_path: Path) -> None:
+    """A summary wrapped between words: a term over the wrap (the end of one row, the
+    start of the next, both on screen) was said further on than the row shows."""
+    path = tmp_path / "r.jsonl"
+    w = RolloutWriter(path)
+    w.session_meta()
+    w.message("user", "start")
+    w.message("assistant", "answer one")
+    w.compacted(" ".join(f"w{n:03d}" for n in range(80)), None)
+    w.message("user", "go on")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path) as (app, pilot, screen):
+        diff = await _diff_of(pilot, screen)
+        shown = screen_lines(app)
+        at = next(i for i, line in enumerate(shown) if line.lstrip("▌ ").startswith("w000"))
+        term = f"{shown[at].split()[-1]} {shown[at + 1].lstrip('▌ ').split()[0]}"
+        await pilot.press("slash", *term, "enter")
+        await until(pilot, lambda: said(app, f"2 matches for '{term}'"), "the matches")
+        await pilot.pause(0.1)
+        assert len(diff.matches) == 2
+        shown = screen_lines(app)
+        summary = [line for line in shown if line.lstrip("▌ ").startswith("w0")]
+        assert len(summary) == 3 and term.split()[0] in summary[0], shown
+        assert not any("further on" in line for line in summary), shown
+        # (the item's row, one line cut: its match is further on, said so)
+        (row,) = (line for line in shown if "[2 of 2 in its place]" in line)
+        assert "the match is further on than this row shows" in row

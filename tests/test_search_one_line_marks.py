@@ -93,6 +93,15 @@ def test_a_crlf_is_found_as_the_conversation_and_a_row_draw_it(tmp_path: Path) -
     assert "two\r\nlines" in crlf
 
 
+def test_a_term_of_a_tab_and_a_line_s_end_finds_a_crlf_as_a_row_draws_it() -> None:
+    """``/a␉b⏎c`` was looked for as a name is drawn (a CRLF ``␍⏎``): a CRLF that ``⏎``
+    alone finds (``/b⏎c``) was not found with a tab's mark before it."""
+    text = "a\tb\r\nc"
+    assert holds(text, fold("b⏎c")) and holds(text, fold("a␉b⏎c"))
+    assert holds(text, fold("a␉b␍⏎c")) and holds(text, fold("a␉b␍"))  # (its CR kept)
+    assert not holds("a\tb\nc", fold("a␉b␍⏎c"))
+
+
 def test_a_mark_the_text_holds_as_written_is_found_too(tmp_path: Path) -> None:
     assert holds("a ⏎ b", fold("⏎ b")) and holds("x␉", fold("x␉"))
     assert holds("a\nb", fold("a⏎b")) and holds("a\tb", fold("a␉b"))
@@ -106,6 +115,8 @@ def test_a_search_draws_a_text_as_the_screen_does(said: str) -> None:
     assert search_drawn(said, "inert") == inert(said)
     assert search_drawn(said, "one-line") == one_line(said)
     assert search_drawn(said, "name") == name_line(said)
+    # (a tab told apart, a CRLF one ``⏎``: a term of both a tab's mark and a ``⏎``)
+    assert search_drawn(said, "one-line-tab") == name_line(said.replace("\r\n", "\n"))
     # (a CRLF's CR kept: the conversation's drawing, each line's end a ``⏎``)
     assert search_drawn(said, "one-line-cr") == inert(said).replace("\n", "⏎")
     kept = said.replace(TEXTS_APART, "")  # (texts apart: their joins not drawn)

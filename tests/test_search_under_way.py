@@ -202,6 +202,42 @@ async def test_a_match_across_lines_both_on_screen_is_not_said_folded(tmp_path: 
         assert not any("the match is" in line for line in shown), shown
 
 
+@pytest.mark.parametrize(
+    "term",
+    [
+        "first␍⏎sec",  # (on past the CRLF as drawn, into the next line)
+        "t⏎s",  # (a CRLF as a row draws it: one ``⏎``)
+        "a␉b",  # (a tab, drawn as spaces in the conversation: shown all the same)
+        "a␉b c⏎fir",  # (a tab and a line's end: CRLF one ``⏎``, as one_line draws it)
+    ],
+)
+async def test_a_match_running_on_across_shown_lines_is_not_said_folded(
+    tmp_path: Path, term: str
+) -> None:
+    """A term over a line's end (its CRLF ``␍⏎``, or one ``⏎``) into the next line, both
+    lines on screen, is no match hidden in what is folded; nor is a tab's ``␉``, drawn
+    as spaces there. A match in a line not shown still is."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        session.append_message(Message(role="user", content="go"))
+        text = "a\tb c\r\nfirst\r\nsecond"
+        session.append_message(Message(role="assistant", content=text))
+        session.append_message(Message(role="user", content="x\ny\nz\n" + text))
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        view = app.screen.query_one(ItemsView)
+        await pilot.press("g")
+        view.search(term)  # (as ``/`` and a paste of the term give it)
+        await wait_for(pilot, lambda: view.searching is None and len(view.matches) == 2)
+        await pilot.pause(0.1)
+        assert view.cursor == view.matches[0] == 1
+        shown = screen_lines(app)
+        (first,) = (line for line in shown if "▸ assistant" in line)
+        assert "the match is" not in first, shown
+        # (the other's match past the three lines it shows: said so)
+        (other,) = (line for line in shown if "▸ user" in line and "line 4" in line)
+        assert "the match is in what is folded" in other, shown
+
+
 async def test_a_narrow_screen_says_it_short_beside_the_line_number(tmp_path: Path) -> None:
     """At 60 columns the note in full pushed the item's line number (and time) off its
     first row: said in short there, the number right after it; in full where it fits."""

@@ -117,3 +117,46 @@ async def test_the_viewer_keeps_the_unfinished_line_of_a_file_closed(tmp_path: P
                 assert _said_unfinished(screen.transcript.warnings)
     finally:
         path.parent.chmod(0o755)
+
+
+def test_a_restarted_reader_says_none_of_the_old_files_size(tmp_path: Path) -> None:
+    """A file removed starts the reader again (nothing of it read); one put in its place
+    that cannot be opened is said to stand at its start, of size 0, as the reset said:
+    never at the size of the file removed, which a reader took for this one's."""
+    path = _written(tmp_path / "d")
+    try:
+        with file_permissions_apply():
+            tail = TailReader(str(path))
+            read = tail.step(None)
+            assert read is not None and read.size > 0
+            path.unlink()
+            gone = tail.step(None)
+            assert gone is not None and gone.reset and not gone.exists and gone.size == 0
+            path.write_bytes(b'{"type": "message"}\n' * 3)
+            path.chmod(0)
+            shut = tail.step(None)
+            assert shut is not None and shut.problem is not None
+            assert "Permission denied" in shut.problem
+            assert (shut.offset, shut.size, shut.held, shut.source) == (0, 0, 0, None)
+    finally:
+        path.chmod(0o644)
+
+
+def test_a_removed_file_in_a_folder_closed_says_none_of_its_size(tmp_path: Path) -> None:
+    """Removed (the reader starts again), then its folder closed: the path cannot even
+    be looked at; where reading stands is its start, no size read of any file."""
+    path = _written(tmp_path / "d")
+    try:
+        with file_permissions_apply():
+            tail = TailReader(str(path))
+            read = tail.step(None)
+            assert read is not None and read.size > 0
+            path.unlink()
+            assert tail.step(None) is not None
+            path.parent.chmod(0)
+            shut = tail.step(None)
+            assert shut is not None and shut.problem is not None
+            assert "Permission denied" in shut.problem
+            assert (shut.offset, shut.size) == (0, 0)
+    finally:
+        path.parent.chmod(0o755)

@@ -222,13 +222,21 @@ def cells(
     return [
         session_cell(summary, session_width, mark),
         Text(one_line(who, agent_width), no_wrap=True),
-        Text(short_time(summary.started_at)),
+        started_cell(summary),
         duration_cell(summary),
         Text(short_time(summary.last_activity)),
         _size_cell(summary),
         *numbers,
         status_cell(summary),
     ]
+
+
+def started_cell(summary: FileSummary) -> Text:
+    """When it began; where no record says (an older writer's document that does not),
+    its file's day, said so (``file 04-20``: when it was last written, not begun)."""
+    if summary.started_by_file and summary.started_at is None and summary.mtime > 0:
+        return Text(time.strftime("file %m-%d", time.gmtime(summary.mtime)), style="dim")
+    return Text(short_time(summary.started_at))
 
 
 def _size_cell(summary: FileSummary) -> Text:
@@ -297,7 +305,7 @@ def sort_key(column: str, reverse: bool = False) -> Callable[[FileSummary], Any]
     keys: dict[str, Callable[[FileSummary], Any]] = {
         "session": lambda s: (s.title or s.rel).casefold(),
         "agent": lambda s: known(" / ".join(x for x in (s.agent, s.model) if x) or None),
-        "started": lambda s: known(s.started_at),
+        "started": lambda s: known(s.started_at or (s.mtime if s.started_by_file else None)),
         "duration": lambda s: known(_duration(s)),
         "last": lambda s: s.last_activity,
         "size": lambda s: s.size,
@@ -384,6 +392,7 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
             STATUS_NAME[summary.status],
             status_cell(summary).plain,  # (a finished file read *failed* is found so)
             summary.format,
+            summary.reason,  # (what the line under the table says of it: "TypeScript")
         )
     )
     return holds(haystack, fold(needle))
@@ -398,6 +407,8 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
     facts = [summary.format or "", summary.unsized or f"{summary.size:,} bytes"]
     if summary.started:
         facts.append(f"started {long_time(epoch(summary.started))}")
+    elif summary.started_by_file:
+        facts.append(f"no start said: file written {long_time(summary.mtime)}")
     facts.append(f"last active {long_time(summary.last_activity)}")
     if summary.estimated:
         facts.append("counts estimated from the tail (a big file)")

@@ -200,6 +200,11 @@ class TranscriptFormat(ABC):
         JSON"); None: none of its writers'."""
         return None
 
+    def unread_started(self, document: dict[str, Any]) -> str | None:
+        """When such a document (``unread_document``) says its session began, as
+        written (a browser row's start); None: it does not say."""
+        return None
+
     def unread_name(self, name: str) -> bool:
         """May a file named so be such a document? A directory's walk lists it by its name
         alone (no other file not ``*.jsonl`` is opened), its row saying what it is."""

@@ -125,7 +125,8 @@ class BrowserScreen(DirectoryWatch):
             yield Label("scanning…", id="browser-progress-label")
             yield ProgressBar(id="browser-progress-bar", show_eta=False)
         yield Input(
-            placeholder="filter: file, agent, model or status (enter keeps it)", id="browser-filter"
+            placeholder="filter: file, agent, model, status or reason (enter keeps it)",
+            id="browser-filter",
         )
         yield VirtualTable(self._columns(), self._cells, id="browser-table")
         yield Static(id="browser-detail")
@@ -145,6 +146,7 @@ class BrowserScreen(DirectoryWatch):
         self.table.set_columns(self._columns())
         self.table.focus()
         self._refresh_labels()
+        self.scan_running = True
         self.scan_directory()
         if self.watching:
             self.watch_directory()
@@ -290,6 +292,7 @@ class BrowserScreen(DirectoryWatch):
         if message.final:
             self.scanning = False
             self.scanned_at = time.monotonic()
+            self.scan_ended()  # (after the rows are merged: a catch-up compares with them)
             # The cursor followed the first row shown as rows came: the first row, or the
             # file it was on before a scan again; unless the user moved it meanwhile.
             if self.table.row_count and self._selected_path() == self._first_row:
@@ -578,6 +581,7 @@ class BrowserScreen(DirectoryWatch):
     def action_rescan(self) -> None:
         self._kept = self._selected_path()  # (the cursor comes back to it)
         self.live_rows.clear()  # (every file read again)
+        self.scan_running = True
         self.scan_directory()
         if self.watching:  # (and the watch begun again, where it had stopped)
             self.watch_directory()

@@ -40,6 +40,10 @@ class DirectoryWatch(Screen[None]):
     # A folder that could not be read can be now (the browser's recheck): a watch of
     # folders one by one begins again, that one among them.
     _folders_again = False
+    # A scan runs (the browser's, from its start to its last rows): a catch-up waits for
+    # its end, to compare with its rows (else each file it has not read yet is read twice).
+    scan_running = False
+    _catch_up_after_scan = False
 
     def _summarise(self, path: str) -> FileSummary:
         """A file's row, read whole (the browser's)."""
@@ -81,7 +85,8 @@ class DirectoryWatch(Screen[None]):
         paths: list[str]
 
     class WatchResumed(Message):
-        """A watch begun again is on: what came or went meanwhile is to be looked for."""
+        """A watch begun (or begun again) is on: what came or went before it was, once
+        its scan had listed, is to be looked for."""
 
     @dataclass
     class WatchNarrowed(Message):
@@ -100,15 +105,13 @@ class DirectoryWatch(Screen[None]):
         worker = get_current_worker()
         folders: list[str] | None = None  # None: the bases, watched recursively
         last_restart = -math.inf
-        catch_up = False  # what changed while no watch was on, looked for once one is
         try:
             while not worker.is_cancelled:
                 try:
-                    if not self._watch(worker, folders, catch_up):
+                    if not self._watch(worker, folders):
                         return
                 except Exception as err:
-                    catch_up = _undecodable(err)
-                    if catch_up:
+                    if _undecodable(err):
                         # watchfiles gives up on a name that is not UTF-8: watch again
                         # (the others followed on), at most every RESTART_EVERY seconds
                         if time.monotonic() - last_restart < RESTART_EVERY:
@@ -129,11 +132,15 @@ class DirectoryWatch(Screen[None]):
             if not worker.is_cancelled:
                 self.post_message(self.WatchFailed(str(err)))
 
-    def _watch(self, worker: Any, folders: list[str] | None, catch_up: bool = False) -> bool:
+    def _watch(self, worker: Any, folders: list[str] | None) -> bool:
         """Watch until cancelled (False), or, watching ``folders`` one by one, until a new
-        folder appears (True: watch again, that one too). ``catch_up``: once the watch is
-        on, the files that came or went while none was are looked for (``WatchResumed``)."""
+        folder appears (True: watch again, that one too). Once the watch is on, the files
+        that came, changed or went while none was are looked for (``WatchResumed``): made
+        after the scan listed their folder and before this watch began, they sent no
+        event it heard (nor any of a new folder's, made before its watch began)."""
         from watchfiles import Change, watch
+
+        catch_up = True
 
         for changes in watch(
             *(folders if folders is not None else self.bases),
@@ -234,12 +241,26 @@ class DirectoryWatch(Screen[None]):
 
     @on(WatchResumed)
     def _watch_resumed(self) -> None:
-        self._catch_up({path: (row.size, row.mtime) for path, row in self.rows.items()})
+        if self.scan_running:  # (once it ends: ``scan_ended``)
+            self._catch_up_after_scan = True
+            return
+        rows = self.rows.items()
+        shut = tuple(path for path, row in rows if row.is_folder)
+        self._catch_up({path: (row.size, row.mtime) for path, row in rows}, shut)
+
+    def scan_ended(self) -> None:
+        """The browser's scan sent its last rows: a catch-up that waited for them now."""
+        self.scan_running = False
+        if self._catch_up_after_scan:
+            self._catch_up_after_scan = False
+            self._watch_resumed()
 
     @work(thread=True, exclusive=True, group="catch-up", description="catch-up")
-    def _catch_up(self, known: dict[str, tuple[int, float]]) -> None:
+    def _catch_up(self, known: dict[str, tuple[int, float]], shut: tuple[str, ...]) -> None:
         """The files that came, changed (their size or time: the watcher's batch that
-        failed held them too) or went while no watch was on; the others not read again."""
+        failed held them too) or went while no watch was on; the others not read again.
+        Not those below a folder row (``shut``, said unreadable): the browser's recheck
+        brings them with that row's going, once it can be read."""
         listed: set[str] = set()
         folders: list[str] = []
         for base in self.bases:
@@ -247,14 +268,17 @@ class DirectoryWatch(Screen[None]):
             listed.update(os.path.abspath(path) for path in found)
         self.known_folders.add(folders)  # (one made meanwhile sent no event the watch heard)
         fresh = []
+        below = tuple(folder + os.sep for folder in shut)
         for path in sorted(listed):
+            if path.startswith(below):
+                continue
             try:
                 st = os.stat(path)
             except OSError:
                 continue
             if known.get(path) != (st.st_size, st.st_mtime):
                 fresh.append(self._resummarise(path))
-        gone = sorted(path for path in known.keys() - listed if not os.path.exists(path))
+        gone = sorted(path for path in known.keys() - listed if _gone(path))
         if fresh or gone:
             self.post_message(self.Changed(fresh, gone))
 
@@ -274,6 +298,18 @@ def _undecodable(err: Exception) -> bool:
     """Whether the watcher gave up on a path it cannot decode (a name that is not UTF-8:
     watchfiles' words for it), which a watch begun again is not stopped by."""
     return "Unable to decode path" in str(err)
+
+
+def _gone(path: str) -> bool:
+    """Whether nothing is at ``path`` (one in a folder closed meanwhile cannot be looked
+    at: no row of it goes, the folder's row comes in their place on the recheck)."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _utf8(path: str) -> bool:

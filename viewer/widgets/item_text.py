@@ -12,6 +12,7 @@ import orjson
 from rich.cells import cell_len
 
 from session_core.fold import holds
+from session_core.item_heights import blank_head
 from session_core.json_out import json_text
 from session_core.model import Item, Part
 from session_core.patch_args import as_patch
@@ -121,6 +122,25 @@ def is_cut(line: str, room: int) -> bool:
     """Is ``line`` cut to fit ``room`` cells (ending in its own ``…``)? (Past what
     ``one_line`` reads of it, it is: no 50 MB line is measured whole.)"""
     return len(line) > 4 * room + 64 or cell_len(one_line(line)) > room
+
+
+def shown_runs(part: Part, room: int, lines: int) -> list[str]:
+    """A folded text part's lines drawn whole (``lines`` of its head, each ``room``
+    cells at most, as ``ItemParts`` draws them), as written: each run of such lines one
+    after another, joined by their own newlines (a cut line, or one the head ends on
+    before the text does, ends a run). A term a search finds in one is on screen,
+    across lines as drawn or not (a CRLF's ``␍⏎``, a tab drawn as spaces)."""
+    if part.kind != "text" or blank_head(part.head):
+        return []
+    head = part.head.split("\n", lines)
+    whole = len(head) > lines or part.size <= len(part.head)  # (its last line ends)
+    runs: list[list[str]] = [[]]
+    for at, line in enumerate(head[:lines]):
+        if is_cut(line, room) or (at == len(head) - 1 and not whole):
+            runs.append([])
+        else:
+            runs[-1].append(line)
+    return ["\n".join(run) for run in runs if run]
 
 
 def result_said(part: Part, room: int) -> tuple[str, bool, bool]:

@@ -49,6 +49,7 @@ from .item_text import (
     as_json,
     item_facts,
     parts_hold,
+    shown_runs,
 )
 from .row_head_fit import fitted_head
 
@@ -388,8 +389,10 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
         if len(parts) > MAX_PARTS:
             more = len(parts) - MAX_PARTS
             lines.append(Text(f"  … {count(more, 'more part')} (enter shows all)", self._s("dim")))
+        whole = True  # (every line drawn is shown)
         if parts is not item.parts:  # a stub, a readable text: in the height it was measured
             height = self._folded_height(item, parts)
+            whole = len(lines) <= height
             cut = len(lines) > height > 1  # (taller than its text as written: the rest said)
             lines = lines[:height] + [Text("", end="")] * (height - len(lines))
             stub = item.stub is not None
@@ -399,7 +402,8 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
                 lines[-1].truncate(max(1, width - 2), overflow="ellipsis")
                 lines[-1].append(" …", self._s("dim"))
         needle = self.highlight  # (a search found it, and no match could be seen)
-        if needle and self.is_match(index) and not _drawn_hold(lines, needle):
+        shown = parts[:MAX_PARTS] if whole else []
+        if needle and self.is_match(index) and not _match_shown(lines, shown, width, needle):
             hidden = self._hidden_match(item, needle)
             if hidden:
                 lines[0] = self._header(item, width, hidden_match=hidden)
@@ -539,12 +543,19 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces, ItemParts):
         self.post_message(self.Said(text))
 
 
-def _drawn_hold(lines: list[Text], needle: str) -> bool:
+def _match_shown(lines: list[Text], parts: list[Part], width: int, needle: str) -> bool:
     """Do the lines drawn show ``needle``: one of them, or (a term of a line's end
-    ``⏎``, ``/␍⏎``) the lines one after another, as the screen shows them?"""
+    ``⏎``, ``/␍⏎``) the lines one after another, as the screen shows them, or a text
+    part's lines drawn whole (``parts``: those shown, every line of them on screen), as
+    written: the term running on past a line's end (``first␍⏎sec``), a tab in it drawn
+    as spaces (``a␉b``), as the search found it there?"""
     if any(holds(line.plain, needle) for line in lines):
         return True
-    return NEWLINE_MARK in needle and holds("\n".join(line.plain for line in lines), needle)
+    if NEWLINE_MARK in needle and holds("\n".join(line.plain for line in lines), needle):
+        return True
+    room = max(10, width - 4)  # (as ``_part_folded`` draws a text's lines)
+    runs = (run for part in parts for run in shown_runs(part, room, PREVIEW_LINES))
+    return any(holds(run, needle) for run in runs)
 
 
 __all__ = [

@@ -40,7 +40,7 @@ from session_core.text import count
 from session_core.view_ids import made_item
 
 from ..safe import one_line
-from .block_view import Entry, LinesView, prose_height, wrap
+from .block_view import MAX_WRAPPED, Entry, LinesView, prose_height, wrap
 from .diff_marks import mark_counts
 from .line_list import nothing_more
 from .row_search import FURTHER_ON, MATCH_STEPS, RowSearch
@@ -421,7 +421,12 @@ class ModelDiffView(LinesView, RowSearch):
         term = self.highlight
         shown = lines[: self.heights.height(index)]
         hidden = shown and not any(holds(line.plain, term) for line in shown)
-        if term and hidden and self.is_match(index):
+        if (
+            term
+            and hidden
+            and self.is_match(index)
+            and not _whole_hold(text, shown, width, prose, term)
+        ):
             # (a row shows the start of its text: the match is further on)
             note = Text(f" {FURTHER_ON}", style="dim")
             shown[-1].truncate(max(width - note.cell_len, 0))
@@ -516,6 +521,20 @@ def _without(ids: Sequence[str], dropped: set[str]) -> Sequence[str]:
     if not dropped:
         return ids
     return _Without(ids, [at for at, ident in enumerate(ids) if ident not in dropped])
+
+
+def _whole_hold(text: str, shown: list[Text], width: int, words: bool, term: str) -> bool:
+    """Do the lines of ``text`` that ``shown`` (its first rows, wrapped at ``width``)
+    shows whole hold ``term``, as written: a term over a soft wrap (the end of one row,
+    the start of the next) is on screen, no row alone holds it."""
+    rows, kept = len(shown), []
+    for line in text.split("\n"):
+        made = len(wrap(line, width, words=words))
+        rows -= made
+        if rows < 0 or made >= MAX_WRAPPED:  # (at the cap: the rest of it not drawn)
+            break
+        kept.append(line)
+    return holds("\n".join(kept), term)
 
 
 def _row_text(entries: Sequence[Entry], index: int) -> str:

@@ -114,6 +114,11 @@ class CodexFormat(AgentFormat):
             )
         return None
 
+    def unread_started(self, document: dict[str, Any]) -> str | None:
+        session = document.get("session")  # (``{timestamp, id, instructions}``)
+        stamp = session.get("timestamp") if isinstance(session, dict) else None
+        return stamp if isinstance(stamp, str) else None
+
     def unread_name(self, name: str) -> bool:
         return name.startswith("rollout-") and name.endswith(".json")  # (``save-rollout.ts``)
 
