@@ -106,7 +106,10 @@ def test_a_settled_line_s_newline_is_read_past_and_the_next_line_numbered_after_
     assert tail.step(None) is None
     with path.open("ab") as fh:  # the writer was not gone after all: it ends the line
         fh.write(b"\r\n")
-    assert tail.step(None) is None  # (its ending alone: nothing new, nothing twice)
+    ended = tail.step(None)  # its ending alone: no line new, none twice; its note withdrawn
+    assert ended is not None and (ended.lines, ended.reset, ended.warnings) == ([], False, [])
+    assert ended.withdrawn == settled.warnings
+    assert tail.step(None) is None
     u3 = {"role": "user", "content": "U3 later"}
     line = {"id": "u3", "payload": u3, "ts": "2026-01-01T00:00:00Z", "type": "message", "v": 1}
     with path.open("ab") as fh:
