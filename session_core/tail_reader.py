@@ -16,10 +16,10 @@ from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 from .indexing import head_record
+from .line_warnings import settled_line
 from .read_only import open_read_only as _open_ro
 from .read_only import unviewed as _unviewed
 from .reader import BOM, bom_length, is_blank
-from .line_warnings import settled_line
 from .tail_problems import complain, not_a_file, place, position, unreadable, vanish
 
 _READ_BLOCK = 1 << 20
