@@ -58,6 +58,9 @@ def too_deep(raw: bytes) -> str:
 
 
 KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read
+# ...and of such a line, complete, that is the last of a file no writer is at (Claude
+# Code's, Codex's: kept; v1's spec makes it a crash tail not read, agentgo's refuses it)
+KEPT_LAST = f"{KEPT}: the last line, taken for a crash tail, not damage"
 # A last line without its newline: the writer stopped mid-line (a crash tail)...
 UNENDED = "has no newline: the writer left it unfinished"
 # ...whose writer is gone, and which is not read (not kept), in every format
@@ -146,7 +149,8 @@ def crash_tail(warnings: Iterable[str], last: int) -> str | None:
     """The warning that says the last line (``last``) could not be read (a crash tail),
     without what the line began with; None where none says so."""
     for warning in warnings:
-        if (warning.endswith(KEPT) or NOT_READ in warning) and named_line(warning) >= last:
+        kept = warning.endswith((KEPT, KEPT_LAST))
+        if (kept or NOT_READ in warning) and named_line(warning) >= last:
             return warning.split(_BEGAN, 1)[0]
     return None
 
@@ -158,6 +162,7 @@ def damage_warning(warnings: Iterable[str], last: int) -> str | None:
 
 __all__ = [
     "KEPT",
+    "KEPT_LAST",
     "NOT_READ",
     "NOT_WHOLE",
     "UNENDED",

@@ -22,6 +22,7 @@ from .overlay_said import OverlayCounts
 from .parts import LazyPart, Part, PartRef, PartSource, answering, said_beside, said_text
 from .resumed import Resumed
 from .runs import COPIED_CUT, COPIED_USAGE, Run, RunContext, RunState
+from .subagent import Subagent
 from .text import count, json_count
 from .tool_ops import (
     STATE_LABELS,
@@ -271,101 +272,6 @@ def overlay_counts(compactions: Sequence[Compaction]) -> OverlayCounts:
     )
 
 
-@dataclass(slots=True)
-class Subagent:
-    """A subagent's own transcript, linked from the call that started it: its own file,
-    or (``line``) its lines in the parent's file, from that line on."""
-
-    id: str
-    path: str | None  # None: its file is not there (or, with ``line``, it has none)
-    call_id: str | None = None
-    description: str | None = None
-    usage: Usage = field(default_factory=Usage)
-    messages: int = 0
-    line: int | None = None  # in the parent's own file, from this line (1.0.x)
-    read: bool = False  # its own file was read for its usage and messages
-    unnamed: bool = False  # its call's, named by no line nor prompt: ``id`` the call's
-    left_out: str | None = None  # the line its file's read left out (a crash tail, damage)
-    # A resumed file's: started by a call copied from that earlier session (its file is
-    # that session's, in that session's folder)
-    copied_from: str | None = None
-    # its call's duration where that call is another subagent's (not among this file's
-    # operations): the writer's own, as that file's result says it
-    took: float | None = None
-    # Its id names no file (a path separator in it, ``.``, ``..``): none was looked for, so
-    # none is missing
-    no_file_name: bool = False
-
-    @property
-    def in_file(self) -> bool:
-        """Its lines are the parent file's: its usage is in the file's own already."""
-        return self.line is not None
-
-    @property
-    def where(self) -> str:
-        """Where its lines are: its file's path, this file's line, or that it has none."""
-        if self.line is not None:  # (0: not known yet, the file's end read alone)
-            return f"this file, line {self.line:,}" if self.line else "this file"
-        if self.path is not None:
-            return self.path
-        if self.copied_from is not None and not self.unnamed:
-            return f"the earlier session's: {self.no_file}"
-        return self.no_file
-
-    @property
-    def no_file(self) -> str:
-        """Why it has no file (its ``path`` None): not known, no file name, not there."""
-        if self.unnamed:
-            return "its file is not known"
-        if self.no_file_name:
-            return "its id is not a file name, so no file was looked for"
-        return "its file is not there"
-
-    @property
-    def lines_read(self) -> bool:
-        """Its messages are known: its file read, or its lines the file's own."""
-        return self.read or self.in_file
-
-    @property
-    def counted(self) -> bool:
-        """Its usage is in the session's with its subagents (its file read and reporting
-        some usage, or its lines the file's own); not when its file is missing, over the
-        reader's bound, or reported no usage (its usage unknown: nothing added, not 0)."""
-        return self.in_file or (self.read and self.usage.known)
-
-    @property
-    def earlier(self) -> bool:
-        """Its call was copied from an earlier session and its file is not read: that
-        session's subagent, not one missing from this file's usage."""
-        return self.copied_from is not None and not self.counted
-
-    @property
-    def in_part(self) -> bool:
-        """Its usage is counted, and is a lower bound: its file's read left a line out."""
-        return self.left_out is not None and self.counted
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "path": self.path,
-            "call-id": self.call_id,
-            "description": self.description,
-            # (its file missing or not read: its messages unknown, not 0)
-            "messages": self.messages if self.lines_read else None,
-            "usage": self.usage.to_json(),
-            "usage-counted": self.counted,
-        }
-        if self.line is not None:
-            out["line"] = self.line
-        if self.unnamed:  # (only then: every other subagent's keys as were)
-            out["agent-known"] = False
-        if self.left_out is not None:  # (likewise)
-            out["read-in-part"] = self.left_out
-        if self.copied_from is not None:  # (likewise)
-            out["copied-from"] = self.copied_from
-        return out
-
-
 # -- the whole file ------------------------------------------------------------------
 
 
@@ -415,6 +321,9 @@ class Transcript:
     responses_counted: bool = False
     # Its records of a type the format does not name, as written (``other_records``)
     other_records: Sequence[OtherRecord] = field(default_factory=list)
+    # Why the folder its subagents' files are listed from could not be (``Permission
+    # denied``): more of them may be there than ``subagents`` holds, their usage unknown
+    subagents_unlisted: str | None = None
 
     def made_no_response(self) -> bool:
         """No model response could have reported (``usage_totals.NO_RESPONSE``): its
@@ -451,7 +360,13 @@ class Transcript:
         if cut:
             many = f"{cut:,}" if said else count(cut, "subagent")
             said.append(f"{many} read in part")
+        if self.subagents_unlisted is not None:
+            said.append("more may be in a folder that cannot be read")
         return " and ".join(said) or None
+
+    def _least(self) -> str:
+        """``at least `` before a count of subagents where their folder could not be read."""
+        return "at least " if self.subagents_unlisted is not None else ""
 
     def subagents_text(self) -> str:
         """``3 subagents``, ``200 of 1,878 subagents`` where only those count in
@@ -459,7 +374,7 @@ class Transcript:
         usage), ``(1 read in part)`` where a file's read left a line out (``in_part``);
         and the earlier session's not read (a resumed file's copied calls': ``earlier``)."""
         mine = [s for s in self.subagents if not s.earlier]
-        total = count(len(mine), "subagent")
+        total = self._least() + count(len(mine), "subagent")
         counted = sum(1 for s in mine if s.counted)
         said = total if counted == len(mine) else f"{counted:,} of {total}"
         cut = sum(1 for s in mine if s.in_part)
@@ -502,7 +417,7 @@ class Transcript:
             said = f"{many:,} subagents, none of their usage known"
         else:
             said = f"{many:,} subagents, none of their files read"
-        return said + self._earlier_text()
+        return self._least() + said + self._earlier_text()
 
     def json_parts(self, fragments: bool = False) -> Iterator[tuple[str, Any]]:
         """The replay JSON's keys in order (shared/spec/api.md: the shared keys, then the

@@ -16,10 +16,11 @@ from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 from .indexing import head_record
+from .line_warnings import settled_line
 from .read_only import open_read_only as _open_ro
 from .read_only import unviewed as _unviewed
 from .reader import BOM, bom_length, is_blank
-from .tail_problems import complain, not_a_file, position, unreadable, vanish
+from .tail_problems import complain, not_a_file, place, position, unreadable, vanish
 
 _READ_BLOCK = 1 << 20
 HELD_CHECK = 4096  # bytes of a held-back line compared with the file at each end
@@ -30,6 +31,7 @@ _SPARE_BLOCKS = 2
 
 
 AGAIN = ": reading it again from line 1"  # the end of a reset's warning: why, first
+WRITTEN_ON = "its last line, read whole once its writer was gone, was written on"
 
 
 def _stamp(st: os.stat_result) -> tuple[int, ...]:
@@ -195,11 +197,12 @@ class TailReader:
         except OSError:
             return False
 
-    def _settled_ends(self, fd: int) -> bool | None:
+    def _settled_ends(self, fd: int, update: FollowUpdate) -> bool | None:
         """Whether what follows a settled line (``settle``) is its newline, or nothing yet:
-        the newline (LF, or CRLF) is read past (the line was read already); other bytes
-        on that line make another line of it than the one read (the file is read again).
-        None: a CR alone so far, left unread till its LF comes (taken in, it led the next line)."""
+        the newline (LF, or CRLF) is read past (the line was read already; its note, that
+        it had none, withdrawn in ``update``); other bytes on that line make another line
+        of it than the one read (the file is read again). None: a CR alone so far, left
+        unread till its LF comes (taken in, it led the next line)."""
         if self.ending == b"\n":
             return True
         new = self._pread(fd, 2, self.offset)
@@ -210,6 +213,7 @@ class TailReader:
             self.offset += ended
             self.complete = self.offset
             self.ending = b"\n"
+            update.withdrawn.append(settled_line(self.line))
         return bool(ended) or not new
 
     def settle(self) -> FollowUpdate | None:
@@ -256,7 +260,7 @@ class TailReader:
             return complain(self, update, f"{where} cannot be read: {err.strerror}")
         if not stat.S_ISREG(st.st_mode):
             return not_a_file(self, update, st.st_mode)
-        reason, news = None, False
+        reason, news, owed_cr = None, False, False
         rewritten: tuple[tuple[bytes, str | None] | None, tuple[int, ...]] = (None, ())
         if self.fd is None:
             if self.vanished and self.existed:
@@ -295,6 +299,13 @@ class TailReader:
                     # no damage; a frame cut after it is another's, being written)
                     update.withdrawn.append(self.damage_said)
                     self.damage_said = None
+                # (a line settled before its frame was whole: its newline, unpacked now,
+                # read past as a plain file's is, or more on that line read again)
+                ends = self._settled_ends(self.fd, update)
+                owed_cr = ends is None
+                if ends is False:
+                    reason = WRITTEN_ON
+                    rewritten = again, _stamp(st)
         elif self._turned_zstd(st):
             reason = ""  # (nothing was shown of it: its first bytes are held, no line)
         elif self._size(st) < self.offset:
@@ -305,10 +316,10 @@ class TailReader:
             and self._start_intact(self.fd)
         ):
             reason = "the file was rewritten under us"
-        elif (ends := self._settled_ends(self.fd)) is None:
+        elif (ends := self._settled_ends(self.fd, update)) is None:
             return None
         elif not ends:
-            reason = "its last line, read whole once its writer was gone, was written on"
+            reason = WRITTEN_ON
         if reason is not None:
             # Opened before anything is let go: a file that cannot be read leaves what
             # was read as it was (``_unreadable``), to be read from line 1 once it can.
@@ -352,10 +363,14 @@ class TailReader:
         elif self.problem is not None:  # (the file read, that could not be looked at: said)
             update.warnings.append(f"{where} can be read again")
             self.problem, self.blocked = None, False
-        elif self._size(st) == self.offset and not news:
+        elif self._size(st) == self.offset and not (news or update.withdrawn):
             return None
+        elif owed_cr and not (news or update.withdrawn):
+            return None  # (a settled line's CR unpacked alone: nothing new yet)
         try:
-            if not self._read(update, limit_bytes) and not update.initial:
+            if owed_cr:  # (its CR left unread, as a plain file's, till its LF comes)
+                place(update, position(self))
+            elif not self._read(update, limit_bytes) and not update.initial:
                 return None  # (a byte order mark begun: nothing new until it is whole)
         except OSError as err:
             # EIO, ESTALE on a network file system, ...: start again from line 1 (what

@@ -11,6 +11,8 @@ import contextlib
 import io
 from pathlib import Path
 
+import orjson
+import pytest
 import zstandard
 from codex_writer import story
 from helpers import append_later, tail_step
@@ -121,3 +123,85 @@ async def test_a_follower_keeps_the_warnings_as_the_file_now_is(tmp_path: Path) 
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+def _cut_before_a_newline(tmp_path: Path, crlf: bool) -> tuple[list[bytes], bytes, int]:
+    """A rollout's lines (CRLF-ended: ``crlf``), one zstd frame of them, and the length
+    of its start that unpacks to the lines up to the middle one without its line end:
+    a block flushed there (as a writer's block boundary falls anywhere in a line)."""
+    plain = tmp_path / "plain.jsonl"
+    story(plain)
+    lines = plain.read_bytes().splitlines(keepends=True)
+    if crlf:
+        lines = [line[:-1] + b"\r\n" for line in lines]
+    body = b"".join(lines)
+    middle = len(lines) // 2
+    cut = len(b"".join(lines[:middle])) - (2 if crlf else 1)
+    out = io.BytesIO()
+    writer = zstandard.ZstdCompressor(write_checksum=True).stream_writer(out, closefd=False)
+    writer.write(body[:cut])
+    writer.flush(zstandard.FLUSH_BLOCK)
+    at = out.tell()
+    writer.write(body[cut:])
+    writer.flush(zstandard.FLUSH_FRAME)
+    packed = out.getvalue()
+    assert zstandard.ZstdDecompressor().decompressobj().decompress(packed[:at]) == body[:cut]
+    return lines, packed, at
+
+
+@pytest.mark.parametrize("parse", [True, False], ids=["parsed", "raw"])
+@pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
+def test_a_line_settled_at_a_cut_has_its_newline_read_past_once_the_frame_is_whole(
+    tmp_path: Path, parse: bool, crlf: bool
+) -> None:
+    """The cut falls right after a whole line, before its newline (the audit's: a 128 KB
+    block boundary): settled once its writer is gone, then the frame completed. Its
+    newline is read past, as a plain file's is: the lines after it are numbered as a whole
+    read numbers them (not each one on, after a blank line that is none), and neither the
+    cut nor the note that the line had no newline stands."""
+    lines, packed, at = _cut_before_a_newline(tmp_path, crlf)
+    middle = len(lines) // 2
+    path = tmp_path / "rollout.jsonl.zst"
+    path.write_bytes(packed[:at])
+    tail = TailReader(str(path), parse=parse)
+    opened = tail_step(tail)
+    assert opened.lines[-1] == middle - 1 and opened.held_line == middle
+    settled = tail.settle()
+    assert settled is not None and settled.lines == [middle]
+    said = [*opened.warnings, *settled.warnings]
+    assert [CUT in w for w in said] == [True, False] and f"line {middle} " in said[1]
+    append_later(path, packed[at:])
+    whole = tail_step(tail)
+    assert (whole.reset, whole.warnings, whole.problem) == (False, [], None)
+    assert whole.lines == list(range(middle + 1, len(lines) + 1))
+    assert sorted(whole.withdrawn) == sorted(said)
+    got = whole.envelopes if parse else [orjson.loads(bytes(raw)) for raw in whole.raw]
+    assert got == [orjson.loads(line) for line in lines[middle:]]
+    assert tail.step(None) is None and tail.settle() is None
+    tail.close()
+
+
+def test_a_settled_line_s_cr_unpacked_alone_waits_for_its_lf(tmp_path: Path) -> None:
+    """A CRLF rollout whose frames end after a whole line, then after its CR alone: the
+    CR is left unread (taken in, it made a blank line of its own, or led the next), and
+    read past with its LF once that frame comes."""
+    lines, _packed, _at = _cut_before_a_newline(tmp_path, crlf=True)
+    middle = len(lines) // 2
+    body = b"".join(lines)
+    cut = len(b"".join(lines[:middle])) - 2
+    pack = zstandard.ZstdCompressor(write_checksum=True).compress
+    path = tmp_path / "rollout.jsonl.zst"
+    path.write_bytes(pack(body[:cut]))
+    tail = TailReader(str(path))
+    assert tail_step(tail).lines[-1] == middle - 1
+    settled = tail.settle()
+    assert settled is not None and settled.lines == [middle]
+    append_later(path, pack(b"\r"))
+    assert tail.step(None) is None  # (nothing new: its LF is owed)
+    assert tail.settle() is None  # (no line held back: the CR is no blank line)
+    append_later(path, pack(body[cut + 1 :]))
+    whole = tail_step(tail)
+    assert (whole.reset, whole.warnings) == (False, [])
+    assert whole.lines == list(range(middle + 1, len(lines) + 1))
+    assert whole.withdrawn == settled.warnings
+    tail.close()

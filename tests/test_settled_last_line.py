@@ -74,6 +74,25 @@ async def test_a_whole_last_line_is_read_as_replay_reads_it_once_the_writer_is_g
     assert path.read_bytes() == before  # (read, never mended)
 
 
+async def test_the_viewer_drops_the_settled_note_once_the_newline_comes(
+    tmp_path: Path,
+) -> None:
+    """The writer was not gone after all: once it ends the line settled, the note that
+    the line had no newline is no longer among the warnings (it stayed, untrue)."""
+    path = _compacted_last(tmp_path / "s.jsonl")
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: f"line 8 {READ}" in screen.transcript.warnings)
+        u3 = {"role": "user", "content": "U3 later"}
+        line = {"id": "u3", "payload": u3, "ts": "2026-01-01T00:00:00Z", "type": "message"}
+        with path.open("ab") as fh:
+            fh.write(b"\n" + orjson.dumps({**line, "v": 1}) + b"\n")
+        await wait_for(pilot, lambda: screen.transcript.lines == 9)
+        await wait_for(pilot, lambda: not any(READ in w for w in screen.transcript.warnings))
+
+
 async def test_a_last_line_being_written_is_held_back_and_read_once_ended(
     tmp_path: Path,
 ) -> None:
@@ -106,7 +125,10 @@ def test_a_settled_line_s_newline_is_read_past_and_the_next_line_numbered_after_
     assert tail.step(None) is None
     with path.open("ab") as fh:  # the writer was not gone after all: it ends the line
         fh.write(b"\r\n")
-    assert tail.step(None) is None  # (its ending alone: nothing new, nothing twice)
+    ended = tail.step(None)  # its ending alone: no line new, none twice; its note withdrawn
+    assert ended is not None and (ended.lines, ended.reset, ended.warnings) == ([], False, [])
+    assert ended.withdrawn == settled.warnings
+    assert tail.step(None) is None
     u3 = {"role": "user", "content": "U3 later"}
     line = {"id": "u3", "payload": u3, "ts": "2026-01-01T00:00:00Z", "type": "message", "v": 1}
     with path.open("ab") as fh:

@@ -16,6 +16,7 @@ from ..indexing import concatenated, loads_payload
 from ..json_out import compact_json
 from ..line_warnings import (
     KEPT,
+    KEPT_LAST,
     UNFINISHED_SHOWN,
     bad_line_name,
     bad_line_reason,
@@ -75,6 +76,8 @@ class Builder(ABC):
         self._prompt_looks, self._prompt_seen = 0, False  # (the default ``prompted``'s)
         # Its records of a type the format does not name, as written (``other_record``)
         self.other_records: list[OtherRecord] = []
+        # The last line ``bad_line`` kept, and its warning (``warnings_said``)
+        self.kept_bad: tuple[int, str] = (0, "")
 
     @abstractmethod
     def feed(self, record: dict[str, Any], line: int) -> None: ...
@@ -277,7 +280,24 @@ class Builder(ABC):
         if self.unended:
             self.warnings.append(unfinished_line(line, len(raw), raw[:UNFINISHED_SHOWN]))
         else:
-            self.warnings.append(f"line {line} {why}{KEPT}")
+            said = f"line {line} {why}{KEPT}"
+            self.kept_bad = (line, said)
+            self.warnings.append(said)
+
+    def warnings_said(self, writer_alive: bool | None) -> list[str]:
+        """The warnings (a copy) as a transcript says them: a line kept that could not be
+        read and is the last, its writer not at work, said to be taken for a crash tail,
+        not damage (``KEPT_LAST``), as ``check`` and the browser take it; a line after it
+        makes it damage again, said in damage's words."""
+        said = list(self.warnings)
+        line, kept = self.kept_bad
+        if line != self.lines or writer_alive is True:
+            return said
+        for at in range(len(said) - 1, -1, -1):  # (said last of the line-by-line ones)
+            if said[at] is kept:
+                said[at] = kept.removesuffix(KEPT) + KEPT_LAST
+                break
+        return said
 
     def keeps_line(self) -> bool:
         """Whether the line ``bad_line`` was just told of is kept (raw, where shown): not

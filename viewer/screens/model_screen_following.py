@@ -91,7 +91,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self._draw_cost = 0.0
         self._last_cost = math.inf  # the last snapshot's own
         self._pending = False
-        self._withdrawn = False  # an update withdrew warnings since the last draw
+        self._withdrawn: list[str] = []  # warnings updates withdrew since the last draw
         # The file's size as of the snapshot drawn, which the header says beside its
         # counts: the model's own runs ahead between draws (it said "472 B | 0 lines").
         self._drawn_size = 0
@@ -168,7 +168,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
     # -- following --------------------------------------------------------------------
 
     def _apply_update(self, update: FollowUpdate) -> None:
-        self._withdrawn = self._withdrawn or bool(update.withdrawn)
+        self._withdrawn.extend(update.withdrawn)
         wait = self._draw_wait(update)
         if wait > 0:
             # A big load arrives in many batches, and a fast writer in many appends: a
@@ -278,9 +278,15 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]
         if self.carried:  # (why the screen of another format gave way to this one)
             self.transcript.warnings = [*self.carried, *self.transcript.warnings]
-        if self._withdrawn:  # (a compressed file's cut end, read whole since)
-            self._withdrawn = False
-            self._renew_warnings("the file's end, cut when it was opened, was read whole")
+        if self._withdrawn:  # (a compressed file's cut end, read whole since; a note of
+            # a last line read without its newline, that came after all)
+            noted = all(is_settled_line(w) for w in self._withdrawn)
+            self._withdrawn = []
+            self._renew_warnings(
+                "the last line read without its newline has it now"
+                if noted
+                else "the file's end, cut when it was opened, was read whole"
+            )
         self.conversation.show(self.transcript, to_end=to_end)
         self._stale = {"tools", "runs", "diff"}
         self._refresh_pane(self.query_one(TabbedContent).active)

@@ -153,7 +153,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         compactions=compactions,
         runs=runs,
         usage=usage,
-        warnings=list(b.warnings),
+        warnings=b.warnings_said(writer_alive),
         lines=b.lines,
         extra=extra,
         other_records=list(b.other_records),

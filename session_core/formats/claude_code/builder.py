@@ -92,6 +92,7 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         self.agent_paths: dict[str, str | None] = {}  # agentId -> its file, if there
         self.named = NamedAgents()  # the calls that name one, and its file
         self.agent_folders: tuple[str, ...] | None = None  # where they are looked for
+        self.agents_unlisted: str | None = None  # why their folder could not be listed
         self.sides = Sidechains()  # in-file subagents (1.0.x): their roots, Task calls
         self.file_links = FileLinks()  # subagent files linked by their first prompt
         self.runs: list[RunMark] = []

@@ -206,6 +206,12 @@ def attach(
     calls launched in the background by their files (``background.settle``: what was
     settled)."""
     entries, skipped = _files(_linked(transcript, b), b)
+    unlisted = transcript.subagents_unlisted = b.agents_unlisted
+    if unlisted is not None:
+        transcript.warnings.append(
+            f"subagents folder {unlisted}: a subagent only it holds is not known, and "
+            "the subagents counted and their usage are lower bounds"
+        )
     reads: list[tuple[Subagent, FileRead | None]] = []
     for sub, path, key in entries:
         transcript.subagents.append(sub)
@@ -220,6 +226,11 @@ def attach(
             continue
         sub.usage, sub.messages, sub.read = read.usage, read.messages, True
         reads.append((sub, read))
+        if not key[0] and transcript.writer_alive is not True:  # (else: about to write)
+            transcript.warnings.append(
+                f"subagent {os.path.basename(path)}: its file is empty; its usage is "
+                "unknown, and the session's with it a lower bound"
+            )
         # (a last line its writer is still writing is no crash tail: not said)
         cut = read.damage or (read.tail if transcript.writer_alive is not True else None)
         if cut is not None:
@@ -338,7 +349,13 @@ def agent_file_names(b: ClaudeCodeBuilder) -> list[str]:
         # any folder, a project's copied out of ``~/.claude/projects`` too): its siblings
         # are not its own
         return []
-    return _agent_files(folder) or _own_siblings(b)
+    b.agents_unlisted = None
+    try:
+        return _agent_files(folder) or _own_siblings(b)
+    except OSError as err:  # (said, and the subagents known counted as at least these)
+        where = err.filename or folder
+        b.agents_unlisted = f"{where} cannot be read ({err.strerror})"
+        return []
 
 
 def _files(
@@ -359,6 +376,7 @@ def _files(
             path = path_in_source(b, agent, source)
         sub = Subagent(id=agent, path=path, call_id=call_id, description=desc)
         sub.copied_from, sub.no_file_name = source, not names_a_file(agent)
+        sub.folder_unread = path is None and b.agents_unlisted is not None
         key: FileKey | None = None
         if path is not None:
             sub.description = sub.description or meta_description(path)
@@ -438,6 +456,7 @@ class SubagentsLive(LinkedLive):
 
         def again(later: Transcript) -> None:
             later.subagents.extend(agents)
+            later.subagents_unlisted = transcript.subagents_unlisted
             later.warnings.extend(warnings)
             background.apply(later, settled)
 
@@ -465,10 +484,13 @@ def _in_file(b: ClaudeCodeBuilder, side: InFile, call_id: str, desc: str | None)
 
 
 def _agent_files(folder: Path) -> list[str]:
+    """The ``agent-*.jsonl`` names in ``folder`` (none where it is not there); OSError
+    where it cannot be listed (``glob`` would say nothing of it: none, as if none)."""
     try:
-        return sorted(p.name for p in folder.glob("agent-*.jsonl")) if folder.is_dir() else []
-    except OSError:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
         return []
+    return sorted(n for n in names if n.startswith("agent-") and n.endswith(".jsonl"))
 
 
 def _own_siblings(b: ClaudeCodeBuilder) -> list[str]:

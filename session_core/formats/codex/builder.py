@@ -410,7 +410,7 @@ class CodexBuilder(CodexEvents):
             "token-count-events": tally.events,
             "token-count-reports": tally.reports,
         }
-        warnings = list(self.warnings)
+        warnings = self.warnings_said(writer_alive)
         if tally.seed_untold:
             warnings.append(tokens.SEED_UNTOLD)
         said = None if fork is None else fork.warning()
