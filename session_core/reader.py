@@ -244,15 +244,16 @@ def empty_path() -> TranscriptError:
     return TranscriptError("the path is empty: a file's path is needed")
 
 
-def not_a_file(where: str) -> TranscriptError:
+def not_a_file(where: str, command: str = "tailscope check") -> TranscriptError:
     """What a reader says of a path that is no regular file: a pipe (``/dev/stdin``,
     ``<(…)``, a FIFO) is said to be one, and what reads it, ``-`` (the command line's
-    standard input, copied as it comes); anything else is not a transcript."""
+    standard input, copied as it comes: ``command``'s example); anything else is not a
+    transcript."""
     with contextlib.suppress(OSError, ValueError):
         if stat.S_ISFIFO(os.stat(where).st_mode):
             return TranscriptError(
                 "is a pipe, not a regular file: `-` reads one, as standard input "
-                "(`tailscope check - < PIPE`)",
+                f"(`{command} - < PIPE`)",
                 path=where,
             )
     return TranscriptError("is not a regular file, so not a transcript", path=where)
