@@ -285,7 +285,8 @@ def replay_file(
     With ``tolerate_tail``, a malformed final line (the crash tail ``load``
     would cut) becomes a warning instead of an error; the file is not touched.
     With ``keep_tail`` too, that line is kept unapplied (``ReplayState.keep_refused``)
-    for the raw view, as a follow keeps it.
+    for the viewer's raw view, as a follow keeps it (not for an export: its warning
+    quotes its start, as every format's does).
     The state keeps each line as its span in the file, read back from a
     descriptor of the inode replayed (``keep="spans"``), or as its bytes
     (``keep="bytes"``).
