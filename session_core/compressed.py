@@ -155,7 +155,7 @@ class _ZstdRaw(io.RawIOBase):
             data: bytes = self._stream.read1(min(len(view), _PIECE))
         except self._errors as err:
             self._done = True
-            self.error = f"a corrupt zstd stream ({err})"
+            self.error = corrupt_words(str(err))
             return 0
         if not data:
             self._done = True
@@ -171,6 +171,15 @@ class _ZstdRaw(io.RawIOBase):
             finally:
                 self._fh.close()
         super().close()
+
+
+def corrupt_words(said: str) -> str:
+    """What a decompression error means for the file, in words of the file: zstandard's
+    own ("Destination buffer is too small", "Data corruption detected") read as a fault
+    of tailscope's, and said nothing of the file."""
+    if "checksum" in said.lower():
+        return "a corrupt zstd stream: what it decompresses to fails its checksum (damaged)"
+    return "a corrupt zstd stream: its compressed data is damaged, and cannot be decompressed"
 
 
 def unpack_whole(fd: int) -> tuple[bytes, str | None] | None:

@@ -78,6 +78,27 @@ def refuse_changed_line() -> None:
         )
 
 
+def still_holds(raw: bytes, span: int, *said: str | int) -> bool:
+    """Whether ``raw``, a line read again by ``span`` that does not parse, is as long as
+    the line was and still holds what it said (its id; its type and seq), each written
+    as JSON: then it is not known to have changed, and is not said to have. Asked only
+    where a line read again does not parse."""
+    return len(raw) == span & SPAN_MAX and all(compact_json(one).encode() in raw for one in said)
+
+
+def refuse_unread_line(why: str, holds: str = "its id") -> None:
+    """Raise within ``strict_rereads`` for a line read again that is as long as it was and
+    says what it said (``still_holds``: ``holds``), yet is not read (``why``); else
+    return. Not "changed on disk": nothing says it changed."""
+    path = _STRICT.get()
+    if path is not None:
+        raise TranscriptError(
+            f"a line read before could not be read again ({why}), though it is as long as "
+            f"it was and holds {holds} still: not read as it was the first time",
+            path=path,
+        )
+
+
 class FileChangedError(OSError):
     """The file is not as its pinned owner left it: its lines cannot be trusted."""
 
@@ -404,9 +425,14 @@ class Events(BuiltOnDemand):
             return value
         try:
             raw = self.source.read(item) if self.source is not None else b""
+        except OSError:
+            return self._changed(index)
+        try:
             value = loads_payload(raw)
-        except (OSError, ValueError):  # (not JSON: orjson's and json's errors)
-            value = {}
+        except ValueError as err:  # (not JSON: orjson's and json's errors)
+            if not still_holds(raw, item, self.ids[index]):
+                return self._changed(index)
+            return self._unread(index, err)
         if not isinstance(value, dict) or as_str(value.get("id")) != self.ids[index]:
             return self._changed(index)
         return value
@@ -437,6 +463,17 @@ class Events(BuiltOnDemand):
                 return CHANGED_LINE
             item = raw
         return line_text(item)
+
+    def _unread(self, index: int, err: ValueError) -> dict[str, Any]:
+        """The line, as long as it was when it was read, is not read again: not known to
+        have changed on disk, so not said to have (``refuse_unread_line``)."""
+        why = str(err).split(":")[0]
+        refuse_unread_line(why)
+        payload: dict[str, Any] = {"content": f"(this line could not be read again: {why})"}
+        role = self.facts.taken_role(index)
+        if role is not None:
+            payload["role"] = role
+        return {"v": 1, "type": self.kinds[index], "id": self.ids[index], "payload": payload}
 
     def _changed(self, index: int) -> dict[str, Any]:
         """The line is not what it was when it was replayed (the file changed under us)."""

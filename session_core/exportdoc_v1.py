@@ -9,7 +9,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .artifacts import ARTIFACT_SAID, artifact_status
-from .events import REFUSED
 from .exportdoc import (
     UNSHOWN_CALLS,
     CallItem,
@@ -185,11 +184,9 @@ class _V1(V1Index):
         if kind in _NOT_SHOWN:
             return []
         if kind not in _SHOWN_AS_READ:
-            # Not applied (a crash tail), or of a type this reader does not know: the line
-            # as written, read again by its span (not parsed: a newer writer's keys too).
+            # Of a type this reader does not know: the line as written, read again by its
+            # span (not parsed: a newer writer's keys too).
             text = events.written(index)
-            if kind == REFUSED:
-                return [TextBlock(f"line {line}: not applied (a crash tail, as written)", text)]
             return [TextBlock(f"line {line}: {kind} line (as written)", text)]
         envelope = events[index]
         eid = _s(envelope.get("id"))

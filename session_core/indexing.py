@@ -321,10 +321,14 @@ def cut_too_deep(value: Any) -> Any:
 
 def loads_mended(raw: bytes | memoryview) -> Any:
     """``orjson.loads``, then (where it refuses) ``mended``: ``JSONDecodeError`` as orjson
-    raised it when neither reads the line. For the paths where a refused line is rare."""
+    raised it when neither reads the line. For the paths where a refused line is rare.
+    A number beyond a double (``1e400``) is JSON, read as every format's replay reads it
+    (``loads_payload``)."""
     try:
         return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as err:
+        if err.msg == _BEYOND_A_DOUBLE:
+            return loads_payload(bytes(raw))
         value = mended(raw)
         if value is UNMENDED:
             raise
@@ -449,7 +453,15 @@ def _loads_beyond_a_double(raw: bytes) -> Any:
     # library's own escaped every reader but this one's callers (``{"id": 1e398194-…``,
     # a uuid unquoted, is a number beyond a double to orjson, then not JSON: a traceback).
     try:
-        value = json.loads(bytes(raw).decode("utf-8"), parse_constant=_not_json)
+        text = bytes(raw).decode("utf-8")
+        try:
+            value = json.loads(text, parse_constant=_not_json)
+        except ValueError as err:
+            if isinstance(err, json.JSONDecodeError) or not _INT_TOO_LONG.search(str(err)):
+                raise
+            # An integer longer than Python converts (``sys.get_int_max_str_digits``,
+            # 4,300 digits) is JSON too, and far beyond a double: infinity, as ``1e400``.
+            value = json.loads(text, parse_constant=_not_json, parse_int=_int_or_double)
     except RecursionError:
         raise orjson.JSONDecodeError("nested too deep", "", 0) from None
     except json.JSONDecodeError as err:
@@ -457,6 +469,19 @@ def _loads_beyond_a_double(raw: bytes) -> Any:
     except ValueError as err:  # (not UTF-8; NaN or Infinity)
         raise orjson.JSONDecodeError(str(err), "", 0) from None
     return cut_too_deep(value) if isinstance(value, dict | list) else value
+
+
+# Python's refusal of an integer longer than it converts from text.
+_INT_TOO_LONG = re.compile(r"integer string conversion")
+
+
+def _int_or_double(digits: str) -> int | float:
+    """An integer as ``json`` reads one, or, too long to convert (beyond a double by far),
+    as a double: infinity."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
 
 
 def written_field(

@@ -244,15 +244,16 @@ def empty_path() -> TranscriptError:
     return TranscriptError("the path is empty: a file's path is needed")
 
 
-def not_a_file(where: str) -> TranscriptError:
+def not_a_file(where: str, command: str = "tailscope check") -> TranscriptError:
     """What a reader says of a path that is no regular file: a pipe (``/dev/stdin``,
     ``<(…)``, a FIFO) is said to be one, and what reads it, ``-`` (the command line's
-    standard input, copied as it comes); anything else is not a transcript."""
+    standard input, copied as it comes: ``command``'s example); anything else is not a
+    transcript."""
     with contextlib.suppress(OSError, ValueError):
         if stat.S_ISFIFO(os.stat(where).st_mode):
             return TranscriptError(
                 "is a pipe, not a regular file: `-` reads one, as standard input "
-                "(`tailscope check - < PIPE`)",
+                f"(`{command} - < PIPE`)",
                 path=where,
             )
     return TranscriptError("is not a regular file, so not a transcript", path=where)
@@ -284,7 +285,8 @@ def replay_file(
     With ``tolerate_tail``, a malformed final line (the crash tail ``load``
     would cut) becomes a warning instead of an error; the file is not touched.
     With ``keep_tail`` too, that line is kept unapplied (``ReplayState.keep_refused``)
-    for the raw view, as a follow keeps it.
+    for the viewer's raw view, as a follow keeps it (not for an export: its warning
+    quotes its start, as every format's does).
     The state keeps each line as its span in the file, read back from a
     descriptor of the inode replayed (``keep="spans"``), or as its bytes
     (``keep="bytes"``).

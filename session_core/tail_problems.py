@@ -83,10 +83,12 @@ def not_a_file(tail: TailReader, update: FollowUpdate, mode: int) -> FollowUpdat
     be read is there, which is read from line 1 then."""
     tail.started = True
     tail.vanished = False
-    if tail.fd is not None:
-        said = f"{tail.path} was replaced by {_kind(mode)}, not a regular file"
-        return complain(tail, update, f"{said}; waiting for one")
-    return complain(tail, update, f"{tail.path} is not a regular file; waiting for one")
+    # (in the place of a file read, open or gone first: what was read is shown still)
+    was = "was replaced by" if tail.fd is not None or tail.existed else "is"
+    said = f"{tail.path} {was} {_kind(mode)}, not a regular file"
+    if stat.S_ISFIFO(mode):  # (never opened: what reads a pipe is said, as the CLI says it)
+        said += "; `-` reads a pipe, as standard input (`tailscope - < PIPE`)"
+    return complain(tail, update, f"{said}; waiting for one")
 
 
 def unreadable(
@@ -108,7 +110,7 @@ def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
-        return "a FIFO"
+        return "a pipe (a FIFO)"
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "a device"

@@ -481,6 +481,48 @@ def test_a_file_replaced_by_a_directory_keeps_what_was_read(tmp_path: Path) -> N
         tail.close()
 
 
+def test_a_directory_where_the_gone_file_was_is_said_as_the_readme_says(tmp_path: Path) -> None:
+    """The file removed (said gone), then a directory made in its place: the banner was
+    "is not a regular file", the README's "was replaced by a directory"; what was read
+    is shown still, as for a directory that took the place of a file open."""
+    from session_core.tail_reader import TailReader
+
+    path = transcript_at(tmp_path, 2)
+    tail = TailReader(str(path))
+    try:
+        assert tail.step(None) is not None
+        path.unlink()
+        update = tail.step(None)
+        assert update is not None and update.warnings == [
+            f"{path} does not exist any more; waiting for it"
+        ]
+        path.mkdir()
+        update = tail.step(None)
+        said = f"{path} was replaced by a directory, not a regular file; waiting for one"
+        assert update is not None and update.problem == said and update.warnings == [said]
+    finally:
+        tail.close()
+
+
+def test_a_pipe_where_a_file_is_awaited_says_what_reads_it(tmp_path: Path) -> None:
+    """A FIFO at the path before any file was: what it is, and that ``-`` reads a pipe."""
+    from session_core.tail_reader import TailReader
+
+    path = tmp_path / "t.jsonl"
+    tail = TailReader(str(path))
+    try:
+        tail.step(None)  # (not there yet)
+        os.mkfifo(path)
+        update = tail.step(None)
+        said = (
+            f"{path} is a pipe (a FIFO), not a regular file; `-` reads a pipe, as standard "
+            "input (`tailscope - < PIPE`); waiting for one"
+        )
+        assert update is not None and update.problem == said
+    finally:
+        tail.close()
+
+
 def test_a_file_that_could_not_be_looked_at_says_when_it_can(tmp_path: Path) -> None:
     """Its folder made unreadable, then readable again with nothing appended: an update
     says the file can be read again (the viewer's banner stood till something was

@@ -51,6 +51,24 @@ def test_a_pipe_named_by_its_descriptor_is_said_to_be_a_pipe(
         os.close(write)
 
 
+def test_the_viewer_given_a_pipe_by_name_says_so_and_what_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tailscope <(zstdcat x.zst)``, or a FIFO: the viewer waited for ever, "● live",
+    for the pipe to be a regular file. It says what the other commands say, and ends."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    read, write = os.pipe()
+    try:
+        for where in (str(fifo), f"/dev/fd/{read}"):
+            code, out, err = run_cli(capsys, where)
+            assert (code, out) == (1, "")
+            assert err == f"tailscope: {where}: {PIPE} (`tailscope - < PIPE`)\n", err
+    finally:
+        os.close(read)
+        os.close(write)
+
+
 def test_a_regular_non_file_is_still_not_a_transcript(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -256,7 +256,18 @@ def cannot_view(args: argparse.Namespace | None) -> str | None:
     folder = None if path is None else os.path.dirname(os.path.abspath(path))
     if path is not None and not os.path.exists(path) and not os.path.isdir(folder or ""):
         return f"{path}: no such file or directory, nor its folder"
+    if path is not None and _is_pipe(path):  # (``tailscope <(zstdcat x.zst)``: never a
+        from session_core.reader import not_a_file  # file; it was waited for as one)
+
+        return str(not_a_file(path, "tailscope"))
     return no_terminal()
+
+
+def _is_pipe(path: str) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _steady_heap() -> None:

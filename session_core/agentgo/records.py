@@ -15,7 +15,15 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from ..events import SPAN_BITS, SPAN_MAX, BuiltOnDemand, LineSource, refuse_changed_line
+from ..events import (
+    SPAN_BITS,
+    SPAN_MAX,
+    BuiltOnDemand,
+    LineSource,
+    refuse_changed_line,
+    refuse_unread_line,
+    still_holds,
+)
 from ..indexing import loads_payload
 from ..text import as_str
 
@@ -122,9 +130,16 @@ class Records(BuiltOnDemand):
         try:
             if not span or self.source is None:
                 raise OSError("not kept")
-            value = loads_payload(self.source.read(span))  # (as the skim took it)
-        except (OSError, ValueError):
-            value = None
+            raw = self.source.read(span)
+        except OSError:
+            return self._changed(index)
+        try:
+            value = loads_payload(raw)  # (as the skim took it)
+        except ValueError as err:  # (as long as it was: not known to have changed)
+            seq = self.seqs[index]
+            if not still_holds(raw, span, self.kind(index), *([] if seq == NO_SEQ else [seq])):
+                return self._changed(index)
+            return self._changed(index, str(err).split(":")[0])
         seq = self.seqs[index]
         if (
             type(value) is not dict
@@ -139,12 +154,18 @@ class Records(BuiltOnDemand):
         data = self[index].get("data")
         return data if isinstance(data, dict) else {}
 
-    def _changed(self, index: int) -> dict[str, Any]:
-        """What the view shows of a record the file no longer holds as it was."""
-        refuse_changed_line()
+    def _changed(self, index: int, unread: str | None = None) -> dict[str, Any]:
+        """What the view shows of a record the file no longer holds as it was; ``unread``:
+        of one as long as it was that is not read again, and why (``refuse_unread_line``)."""
+        if unread is None:
+            refuse_changed_line()
+            said = CHANGED
+        else:
+            refuse_unread_line(unread, "its type and seq")
+            said = f"(this record could not be read again: {unread})"
         kind = self.kind(index)
         seq = self.seqs[index]
-        data: dict[str, Any] = {"changed": CHANGED}
+        data: dict[str, Any] = {"changed": said}
         if kind == "message_end":
-            data = {"message": {"kind": "?", "content": [{"type": "text", "text": CHANGED}]}}
+            data = {"message": {"kind": "?", "content": [{"type": "text", "text": said}]}}
         return {"data": data, "seq": None if seq == NO_SEQ else seq, "type": kind, "time": ""}
