@@ -123,7 +123,7 @@ def kept_said(directory: str) -> str:
         until = time.strftime("%H:%M:%S", time.localtime(max(quiet) + IDLE_SECONDS))
         said += (
             f"\ntheir writers are gone; until {until} (two minutes of quiet) a new read"
-            " (tailscope check) of a file whose writer takes no lock still reads it as at"
+            " (tailscope check) of a file whose writer takes no lock still reads that writer as at"
             " work, its calls running"
         )
     return said
