@@ -89,12 +89,36 @@ def unfinished_line(line: int, size: int = 0, head: bytes = b"", ended: bool = F
 
 
 def held_back(line: int, size: int) -> str:
-    """What is said of a last line without its newline while its writer may still be
-    writing it (held back, unread): ``unfinished_line``'s words once the writer is gone."""
+    """What the viewer says of a last line without its newline while its writer may still
+    be writing it (held back, unread): ``unfinished_yet``'s words, and where more is said
+    (``unfinished_line``'s words once the writer is gone)."""
+    return f"{unfinished_yet(line, size)}; w says more once it stops"
+
+
+def unfinished_yet(line: int, size: int | None) -> str:
+    """A last line without its newline while its writer may still be writing it (by the
+    one rule: ``TranscriptFormat.writer_alive``): held back, unread, no crash tail yet."""
+    sized = f" ({size:,} bytes)" if size else ""
     return (
-        f"line {line} has no newline yet ({size:,} bytes): held back while the writer may "
-        "still be writing it; w says more once it stops"
+        f"line {line} has no newline yet{sized}: held back while the writer may still be writing it"
     )
+
+
+def as_of_writer(warnings: list[str], alive: bool | None) -> list[str]:
+    """``warnings`` as of the file's writer (``alive``: ``TranscriptFormat.writer_alive``):
+    while it may be at work, a last line without its newline is no crash tail yet
+    (``unfinished_yet``, as the viewer holds it back); once it is gone, as they are."""
+    if alive is False:
+        return warnings
+    return [_yet(warning) for warning in warnings]
+
+
+def _yet(warning: str) -> str:
+    line = named_line(warning)
+    if not warning.startswith(f"line {line} {UNFINISHED}"):
+        return warning
+    began = warning.partition(_BEGAN)[2].partition(" bytes begin ")[0].replace(",", "")
+    return unfinished_yet(line, int(began) if began.isdigit() else None)
 
 
 _BEGAN = "; its "  # (what comes after it in ``unfinished_line``: what the line began with)
@@ -168,6 +192,7 @@ __all__ = [
     "UNENDED",
     "UNFINISHED",
     "UNFINISHED_SHOWN",
+    "as_of_writer",
     "bad_line_reason",
     "crash_tail",
     "damage_line",
@@ -180,4 +205,5 @@ __all__ = [
     "too_deep",
     "torn_last_line",
     "unfinished_line",
+    "unfinished_yet",
 ]

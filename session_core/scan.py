@@ -17,18 +17,17 @@ Status rules, first match wins:
 * **unreadable**: the file (or a directory below the root) cannot be read at all:
   permission denied, an I/O error, a symbolic link to nothing (or gone); the reason
   gives the system's words.
-* **live**: a writer holds the file: its lock (``/proc/locks``), or open for
-  writing in another process (``/proc/*/fd``: Codex keeps its rollout open while
-  the session runs); or the file changed within the last ``live_window`` seconds
-  (writers that do not lock: not agentgo's, which all do; not a compressed file,
-  which none appends to; not a file whose writer this process saw is gone: its lock
-  let go, or every process seen with it open exited).
-  A v1 file whose last message is no answer of the model's, too, while its writer may
-  be at work (``TranscriptFormat.writer_alive``, ``ops.cut_off_state``: running); and a
-  model format's (Claude Code's, Codex's) whose read found a turn or a call running,
-  while its writer may be at work by the same rule: once it is not, the row says what
-  the same lines read with the writer gone say (finished, or what was left open), as a
-  fresh ``check`` does, the file not read again.
+* **live**: its writer may be at work, by the one rule every read path and the
+  viewer tell it by (``TranscriptFormat.writer_alive``): a writer holds the file: its
+  lock (``/proc/locks``), or open for writing in another process (``/proc/*/fd``:
+  Codex keeps its rollout open while the session runs); or the file changed within
+  the last ``live_window`` seconds (``IDLE_SECONDS``; writers that do not lock: not
+  agentgo's, which all do; not a compressed file, which none appends to; not a file
+  whose writer this process saw is gone: its lock let go, or every process seen with
+  it open exited). What it left open is said as running then (a v1 unanswered end:
+  ``ops.cut_off_state``; a model format's turn or call); once it is not, the row says
+  what the same lines read with the writer gone say (finished, or what was left
+  open), as a fresh ``check`` does, the file not read again.
 * **crashed**: not live, and the writer left work unfinished: v1 tool
   operations dispatched and never settled, a last message that is no answer of the
   model's (cut off), or a crash tail (a malformed final line); agentgo runs without
@@ -57,9 +56,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
-from .compressed import CompressedReadError, is_compressed_file, maybe_decompress
+from .compressed import CompressedReadError, maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
+from .formats.base import IDLE_SECONDS
 from .formats.v1.left_open import CUT_OFF_SAID
 from .formats.v1.ops import unanswered_end
 from .indexing import head_record
@@ -73,7 +73,6 @@ from .reader import (
 )
 from .scan_window import LAST_LINE_MAX
 from .times import epoch, seconds_between
-from .tool_ops import OpState
 from .writers import LockTable, seen_gone
 
 Status = Literal["live", "finished", "crashed", "damaged", "unreadable", "not-a-transcript"]
@@ -86,7 +85,6 @@ STATUSES: tuple[Status, ...] = (
     "not-a-transcript",
 )
 
-LIVE_WINDOW = 30.0  # seconds since the last change for an unlocked file to count as live
 BUDGET = 64 << 20  # read files up to this size whole
 WINDOW = 4 << 20  # above it: this much of the tail
 HEAD = 1 << 20  # ...and this much of the head
@@ -240,7 +238,7 @@ class FileRead:
 def scan_file(
     path: str | os.PathLike[str],
     *,
-    live_window: float = LIVE_WINDOW,
+    live_window: float = IDLE_SECONDS,
     budget: int = BUDGET,
     window: int = WINDOW,
     locks: LockTable | None = None,
@@ -267,7 +265,7 @@ def scan_file(
 def settle_status(
     summary: FileSummary,
     *,
-    live_window: float = LIVE_WINDOW,
+    live_window: float = IDLE_SECONDS,
     locks: LockTable | None = None,
     now: float | None = None,
 ) -> FileSummary:
@@ -285,26 +283,27 @@ def settle_status(
         # (or settled) was not read, and a whole last line is no crash.
         summary.crash_tail = unread == "cut"
         summary.reason = f"its last line is over {LAST_LINE_MAX >> 20} MB: the end was not read"
-        if summary.crash_tail:
-            summary.reason += "; a crash tail (it is unfinished)"
     table = locks or LockTable.read()
     summary.locked = table.holds(summary.device, summary.inode)
     if summary.locked:
         table.note(summary.path, summary.device, summary.inode)
+    # (the one rule: a format whose writers all lock is live only while one does,
+    # agentgo's; nobody appends to a compressed file, however fresh: Codex packs an idle
+    # rollout; a writer seen holding the file and gone is gone, however fresh the file)
+    alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now, quiet=live_window)
+    if alive is not False and not summary.locked and _writer_went(summary):
+        alive = False
+    if summary.crash_tail and unread is not None:  # (a crash tail once its writer is gone)
+        summary.reason = f"{summary.reason}; " + (
+            "a crash tail (it is unfinished)" if alive is False else "unfinished yet"
+        )
     if summary.unstarted_by_writer is not None:
-        _unstarted_now(summary, summary.unstarted_by_writer, fmt, now)
-    end = _v1_end(summary, fmt, now) if summary.unanswered and unread is None else None
-    at_work = _work_goes_on(summary, fmt, now) if unread is None else False
-    # (a format whose writers all lock is live only while one does: agentgo's; nobody
-    # appends to a compressed file, however fresh: Codex packs an idle rollout; a writer
-    # seen holding the file and gone is gone, however fresh the file)
-    fresh = (
-        not by_name(fmt).only_locking_writers
-        and (time.time() if now is None else now) - summary.mtime < live_window
-        and not is_compressed_file(summary.path)
-        and not (summary.locked is False and _writer_went(summary))
-    )
-    if summary.locked or fresh or end == "running" or at_work:
+        _unstarted_now(summary, summary.unstarted_by_writer, alive)
+    if summary.unanswered and unread is None:
+        _v1_end(summary, alive)
+    if unread is None:
+        _work_goes_on(summary, alive)
+    if alive is not False:
         summary.status = "live"
     elif summary.reason is not None and unread != "ended":
         summary.status = "crashed"
@@ -388,40 +387,32 @@ def _head_records(head: bytes) -> Iterator[Any]:
             yield head_record(raw)
 
 
-def _v1_end(summary: FileSummary, fmt: Format, now: float | None) -> OpState | None:
-    """How the row's unanswered end stands by its writer as of ``now`` (as its runs and
+def _v1_end(summary: FileSummary, alive: bool | None) -> None:
+    """How the row's unanswered end stands by its writer (``alive``: as its runs and
     ``check`` tell it: ``ops.unanswered_end``), said in its reason after what its read
     found open (``left_open``): a window's, which cannot say it as of its read."""
-    alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
-    end = unanswered_end(True, alive)
-    said = CUT_OFF_SAID.get(end or "")
+    said = CUT_OFF_SAID.get(unanswered_end(True, alive) or "")
     summary.reason = "; ".join(w for w in (summary.left_open, said) if w) or None
-    return end
 
 
-def _unstarted_now(
-    summary: FileSummary, said: tuple[str, str], fmt: Format, now: float | None
-) -> None:
-    """The calls no execution is of, as ``check`` says them as of ``now``: not dispatched
-    yet while the writer may be at work, never dispatched once it is gone."""
-    alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
+def _unstarted_now(summary: FileSummary, said: tuple[str, str], alive: bool | None) -> None:
+    """The calls no execution is of, as ``check`` says them by its writer (``alive``):
+    not dispatched yet while the writer may be at work, never dispatched once it is gone."""
     summary.unstarted = said[1] if alive is False else said[0]
 
 
-def _work_goes_on(summary: FileSummary, fmt: Format, now: float | None) -> bool:
-    """Whether the work a row was read running (a turn, a call) may go on as of ``now``:
-    its writer may be at work, by the one rule every read path tells it by
-    (``TranscriptFormat.writer_alive``); the row's reason and pending then as read, else
-    as its lines read with the writer gone (a fresh ``check`` says the same)."""
+def _work_goes_on(summary: FileSummary, alive: bool | None) -> None:
+    """The row's reason and pending by its writer (``alive``, the one rule every read path
+    tells it by: ``TranscriptFormat.writer_alive``): the work a row was read running (a
+    turn, a call) as read while it may be at work, else as its lines read with the
+    writer gone (a fresh ``check`` says the same)."""
     running, gone = summary.running, summary.gone
     if running is None or gone is None:
-        return False
-    alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
+        return
     said = gone if alive is False else running
     summary.pending, summary.reason = said.pending, said.reason
     if alive is True and running.held is not None:  # (``check``'s words while it is held)
         summary.reason = running.held or None
-    return alive is not False
 
 
 # -- directories -----------------------------------------------------------------------
@@ -550,7 +541,7 @@ def scan_dir(
     root: str | os.PathLike[str],
     recursive: bool = True,
     *,
-    live_window: float = LIVE_WINDOW,
+    live_window: float = IDLE_SECONDS,
     budget: int = BUDGET,
     window: int = WINDOW,
 ) -> Iterator[FileSummary]:
@@ -573,7 +564,6 @@ def scan_dir(
 __all__ = [
     "BUDGET",
     "FOLDER",
-    "LIVE_WINDOW",
     "STATUSES",
     "WINDOW",
     "FileSummary",

@@ -30,7 +30,8 @@ from .compressed import is_compressed_file
 from .errors import TranscriptError
 from .following import MAX_BATCH_BYTES
 from .formats import by_name
-from .scan import BUDGET, LIVE_WINDOW, FileSummary, LockTable, scan_file, settle_status
+from .formats.base import IDLE_SECONDS
+from .scan import BUDGET, FileSummary, LockTable, scan_file, settle_status
 from .tail_reader import TailReader
 
 # Live rows followed at once, at most (a folder touched whole, by rsync or a checkout,
@@ -148,7 +149,7 @@ class _Kept:
 class LiveRows:
     """The browser's rows brought up to date (``summary``); thread-safe."""
 
-    def __init__(self, live_window: float = LIVE_WINDOW, budget: int = BUDGET) -> None:
+    def __init__(self, live_window: float = IDLE_SECONDS, budget: int = BUDGET) -> None:
         self.live_window = live_window
         self.budget = budget
         self._kept: dict[str, _Kept] = {}

@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 
 from corpus import EXPECTED, write_agentgo, write_corpus, write_v1
 from session_core import Message, Session, TranscriptError, open_transcript
+from session_core.formats.base import IDLE_SECONDS
 from session_core.scan import FileSummary, scan_dir, scan_file
 from story import OLD_MTIME
 from viewer.app import TailscopeApp
@@ -88,10 +89,19 @@ class TestScan:
         assert damaged.agent == "mangled" and damaged.messages is None
 
     def test_an_unlocked_file_is_live_only_within_the_live_window(self, corpus: Path) -> None:
+        """The window is the one rule's, two minutes of quiet (``IDLE_SECONDS``), as the
+        viewer's dot and every read path's: a row quiet for a minute was finished (its
+        own 30 s) while the viewer read its writer as maybe at work."""
         path = corpus / "v1-finished.jsonl"
         os.utime(path)  # just written to, by a writer that does not lock
         assert scan_file(path).status == "live"
         assert scan_file(path, live_window=0).status == "finished"
+        then = time.time() - 60
+        os.utime(path, (then, then))
+        assert scan_file(path).status == "live"
+        then = time.time() - IDLE_SECONDS - 5
+        os.utime(path, (then, then))
+        assert scan_file(path).status == "finished"
 
     def test_big_files_are_read_as_head_and_tail(self, corpus: Path) -> None:
         found = {s.rel: s for s in scan_dir(corpus, budget=256, window=700)}

@@ -3,10 +3,12 @@ viewer on each format's file and cleans up, the command line passes the format."
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from demo_helpers import pending_in_copy, run_write_command
 
 from session_core import agentgo, peek
 from session_core.artifacts import artifact_dir
+from session_core.formats.base import IDLE_SECONDS
 from viewer import demo
 from viewer.cli import main as cli_main
 from viewer.demo import command as demo_command
@@ -106,6 +109,27 @@ def test_run_demo_keep(
     assert str(path.parent) in capsys.readouterr().out
     assert peek(path).warnings == []
     assert pending_in_copy(path, tmp_path / "copy") == 2
+
+
+def test_the_kept_files_say_until_when_a_new_read_reads_their_writer_at_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The viewer that watched the demo's writers die says them gone; ``check`` on a kept
+    file whose writer takes no lock read it at work (calls running) for two minutes yet,
+    and the parting line did not say so. It says until when, by the latest such file
+    (agentgo's writers all lock: its file is read ended at once, and does not count)."""
+    v1 = tmp_path / "agent-run.jsonl"
+    v1.write_text('{"type":"session-meta","ts":"2026-01-01T00:00:00Z","data":{}}\n')
+    go = tmp_path / "agentgo-run.jsonl"
+    go.write_text("{}\n")
+    written = time.time() - 30
+    os.utime(v1, (written, written))
+    os.utime(go, (written + 20, written + 20))
+    said = demo_command.kept_said(str(tmp_path))
+    until = time.strftime("%H:%M:%S", time.localtime(written + IDLE_SECONDS))
+    assert said.startswith(f"tailscope demo: the transcripts are kept in {tmp_path}\n")
+    assert f"their writers are gone; until {until} (two minutes of quiet)" in said, said
+    assert "(tailscope check)" in said
 
 
 def test_run_demo_writes_both_formats(

@@ -1,5 +1,5 @@
 """The header says when a writer seen at work has gone quiet (``quiet for 2m``): by its
-last write, once a minute has passed; never of a file whose writer was not seen at work,
+last write, once half a minute has passed; never of a file whose writer was not seen at work,
 and no more once it writes again."""
 
 from __future__ import annotations
@@ -32,7 +32,10 @@ def test_how_long_it_says() -> None:
         "3d",
     ]
     assert quiet_text(None, 1000.0) == ""  # not known: nothing said
-    assert quiet_text(1000.0, 1059.0) == ""  # under a minute: nothing said
+    assert quiet_text(1000.0, 1029.0) == ""  # under half a minute: nothing said
+    # (from half a minute on: a writer that takes no lock is live two minutes, the one
+    # rule, and how long it has been quiet is said meanwhile)
+    assert quiet_text(1000.0, 1040.0) == "quiet for 40s"
     assert quiet_text(1000.0, 1000.0 + 125) == "quiet for 2m"
 
 

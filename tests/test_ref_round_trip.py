@@ -7,6 +7,8 @@ Ported scenario by scenario from the reference module's
 
 from __future__ import annotations
 
+import os
+
 import orjson
 from ref_helpers import envelope, file_lines, hello_line, meta_line, reading, role_content, user
 
@@ -131,6 +133,7 @@ def test_blank_lines_before_session_meta_do_not_stop_the_crash_tail_repair(
 
     path = raw_transcript(["", meta_line(), hello_line(), '{"v":1,"type":"mess'], eol=False)
     said = "warning: line 4 has no newline: the writer left it unfinished, and it is not read"
+    os.utime(path, (0, 0))  # (its writer gone: a crash tail, not held back)
     assert f"{said} (a crash tail)" in by_name("transcript-v1").check(path)
     s = load(path)
     assert [m.content for m in s.messages()] == ["hello"]

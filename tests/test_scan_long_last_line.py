@@ -61,6 +61,20 @@ def test_a_last_line_past_the_bound_is_said_not_read(
     assert row.messages is None and row.tool_calls is None  # (unknown: not ~0)
 
 
+def test_a_cut_last_line_past_the_bound_is_no_crash_tail_while_its_writer_may_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Quiet a minute, no lock: the row is live (its writer may be at work), and its cut
+    last line is unfinished yet, not "a crash tail" beside "live" (the one rule)."""
+    path = _v1_cut_in_a_long_line(tmp_path / "t.jsonl")
+    then = time.time() - 60
+    os.utime(path, (then, then))
+    monkeypatch.setattr(scan_window, "LAST_LINE_MAX", 10_000)
+    row = scan_file(path, budget=1_000, window=4_000)
+    assert row.status == "live" and "crash tail" not in (row.reason or ""), row.reason
+    assert (row.reason or "").endswith("the end was not read; unfinished yet"), row.reason
+
+
 def _codex_with_a_long_last_line(path: Path) -> Path:
     from codex_writer import story
 

@@ -194,9 +194,9 @@ def test_a_windowed_row_of_an_old_file_reads_its_writer_gone(tmp_path: Path, clo
 async def test_the_browser_row_turns_finished_when_the_writer_is_gone(
     tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In the browser: live (so far: a run running) while the writer may be at work,
-    past the 30 s too; finished once it is gone, by its periodic recheck (no file event:
-    the file does not change)."""
+    """In the browser: live (so far: a run running) while the writer may be at work (no
+    lock: for two minutes of quiet, how long so far said); finished once it is gone, by
+    its periodic recheck (no file event: the file does not change)."""
     from test_browser import browser, scanned, until
 
     from viewer.app import TailscopeApp
@@ -214,7 +214,7 @@ async def test_the_browser_row_turns_finished_when_the_writer_is_gone(
         assert screen.cell_text(where, "status") == "● live"
         assert screen.rows[where].reason == "1 run running"
         said = detail(screen.rows[where], where).plain
-        assert "live: its writer may still be at work (quiet under two minutes" in said
+        assert "live: its writer may still be at work (no lock; written to 1m ago, idle" in said
         await pilot.pause(0.5)  # (rechecked: the writer may still be at work)
         assert screen.rows[where].status == "live"
         clock.at(path, 200.0)

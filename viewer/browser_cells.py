@@ -12,7 +12,8 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from session_core.fold import fold, holds
-from session_core.scan import LIVE_WINDOW, STATUSES, FileSummary, Status
+from session_core.formats.base import IDLE_SECONDS
+from session_core.scan import STATUSES, FileSummary, Status
 from session_core.text import HUGE_COST, cost_text, count, duration_text, name_line, size_text
 from session_core.times import epoch
 from session_core.usage_totals import NO_RESPONSE, NO_RESPONSE_SHORT
@@ -20,6 +21,7 @@ from session_core.usage_totals import NO_RESPONSE, NO_RESPONSE_SHORT
 from .browser_copies import copies_counted
 from .browser_fitted import broken, cut_to, wrapped_lines
 from .safe import fit_path, inert, one_line
+from .widgets.model_status import age_text
 
 # The agent / model column: 18 cells (at 80 columns, and up to where the session column
 # has SESSION_ROOM), then half of the session column's more, to AGENT_WIDTH_MAX (at 220
@@ -398,6 +400,13 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
     return holds(haystack, fold(needle))
 
 
+def quiet_said(mtime: float) -> str:
+    """Why a file no writer holds may still have one at work: ``no lock; written to 40s
+    ago``, and until when (``IDLE_SECONDS`` of quiet), as the viewer's header says it."""
+    ago = age_text(time.time() - mtime)
+    return f"no lock; written to {ago} ago, idle once quiet {age_text(IDLE_SECONDS)}"
+
+
 def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
     """Two lines about the selected file: where and when, then what is wrong with it;
     ``width``: the first cut to it, the second wrapped between words onto more lines (its
@@ -418,10 +427,8 @@ def detail(summary: FileSummary, shown_path: str, width: int = 0) -> Text:
     if summary.status == "live":
         if summary.locked:
             why = "a writer holds it"
-        elif time.time() - summary.mtime < LIVE_WINDOW:
-            why = "written to in the last seconds"
-        else:  # (work running, its file quiet: within the two minutes a writer is given)
-            why = "its writer may still be at work (quiet under two minutes, no lock)"
+        else:  # (the one rule: a writer that takes no lock is given two minutes of quiet)
+            why = f"its writer may still be at work ({quiet_said(summary.mtime)})"
         second.append(f": {why}")
         if summary.reason:
             second.append(f" (so far: {inert(summary.reason)})", style="dim")

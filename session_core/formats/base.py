@@ -38,7 +38,10 @@ if TYPE_CHECKING:
     from ..scan_live import RowFold
 
 
-IDLE_SECONDS = 120.0  # a file of a lock-less writer untouched this long has no writer
+# A file of a lock-less writer untouched this long has no writer; a fresher one's writer
+# may still be at work: the one window of every surface (calls running or interrupted, an
+# unfinished last line held back or a crash tail, the header's dot, the browser's status).
+IDLE_SECONDS = 120.0
 TAIL_WINDOW = 2 << 20  # bytes of a big file's end read for its first screen, at most
 # A first screen needs a screenful and some: the window starts this small and grows (to
 # TAIL_WINDOW) only while it holds fewer lines than that (a file of big lines).
@@ -231,6 +234,7 @@ class TranscriptFormat(ABC):
         held: bool | None = None,
         saw_lock: bool = False,
         now: float | None = None,
+        quiet: float = IDLE_SECONDS,
     ) -> bool | None:
         """Is a writer still at work on this file, as far as a reader can tell? The one
         rule of every read path and the viewer (its calls running or interrupted).
@@ -248,8 +252,8 @@ class TranscriptFormat(ABC):
         every process seen with it open for writing has exited has none
         (``writers.holders_gone``; a process that opens it for each write is not gone
         between writes while it runs). Otherwise a compressed file, or one untouched for
-        ``IDLE_SECONDS`` (as of ``now``: a browser row's, ``scan.settle_status``), has no
-        writer; a fresher one may (``None``).
+        ``quiet`` seconds (``IDLE_SECONDS``; as of ``now``: a browser row's,
+        ``scan.settle_status``), has no writer; a fresher one may (``None``).
         """
         from ..compressed import file_read, is_compressed_file
         from ..writers import holders_gone, lock_gone, writer_holds_lock
@@ -272,7 +276,7 @@ class TranscriptFormat(ABC):
             age = (time.time() if now is None else now) - os.stat(path).st_mtime
         except OSError:
             return None
-        return False if age > IDLE_SECONDS else None
+        return False if age > quiet else None
 
     def no_lock_no_writer(self, path: str | os.PathLike[str]) -> bool:
         """Whether the file has no writer once no lock is held on it: its format's writers

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..line_warnings import as_of_writer
 from ..model import Transcript, Usage, overlay_counts
 from ..open_work import open_work
 from ..other_records import others_said
@@ -27,7 +28,8 @@ def check_note(transcript: Transcript) -> str:
     parts.append(usage)
     if transcript.subagents:
         parts.append(subagents_said(transcript))
-    return note_of(parts, transcript.warnings)
+    # (a last line its writer may still be writing is no crash tail yet: the one rule)
+    return note_of(parts, as_of_writer(transcript.warnings, transcript.writer_alive))
 
 
 def subagents_said(transcript: Transcript) -> str:

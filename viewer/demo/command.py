@@ -13,6 +13,9 @@ import tempfile
 import time
 from collections.abc import Sequence
 
+from session_core.formats import by_name
+from session_core.formats.base import IDLE_SECONDS
+
 from ..signal_end import ended_by_signals
 from .recorders import DEMO_FILES, RECORDERS
 from .script import simulate_run
@@ -52,7 +55,7 @@ def run_demo(speed: float = 1.0, keep: bool = False, format: str = "transcript-v
                     writer.kill()
                     writer.wait()
             if keep:
-                print(f"tailscope demo: the transcripts are kept in {directory}")
+                print(kept_said(directory))
             else:
                 shutil.rmtree(directory, ignore_errors=True)
 
@@ -100,6 +103,30 @@ def _view_demo(
     app = TailscopeApp(paths[format])
     app.run()
     return app.return_code or 0  # (1: it ended on an error it showed)
+
+
+def kept_said(directory: str) -> str:
+    """The demo's parting line where its files are kept: where, and, its writers being
+    dead (killed, as a crash is), until when a new read (``check``) of a file whose writer
+    takes no lock still reads that writer as at work, its calls running: the one rule
+    (``TranscriptFormat.writer_alive``) gives it ``IDLE_SECONDS`` of quiet. The viewer
+    that watched it go already says it gone."""
+    said = f"tailscope demo: the transcripts are kept in {directory}"
+    quiet = []
+    for fmt, name in DEMO_FILES.items():
+        path = os.path.join(directory, name)
+        # (not ``writer_alive``: this process saw the writers go, a new one did not)
+        with contextlib.suppress(OSError):
+            if not by_name(fmt).no_lock_no_writer(path):
+                quiet.append(os.stat(path).st_mtime)
+    if quiet:
+        until = time.strftime("%H:%M:%S", time.localtime(max(quiet) + IDLE_SECONDS))
+        said += (
+            f"\ntheir writers are gone; until {until} (two minutes of quiet) a new read"
+            " (tailscope check) of a file whose writer takes no lock still reads that writer as at"
+            " work, its calls running"
+        )
+    return said
 
 
 def _end_now(writers: list[subprocess.Popen[bytes]], directory: str, keep: bool) -> None:

@@ -19,8 +19,8 @@ from textual.widgets import Input, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from session_core.compressed import packed_twin
+from session_core.formats.base import IDLE_SECONDS
 from session_core.scan import (
-    LIVE_WINDOW,
     FileSummary,
     LockTable,
     Status,
@@ -79,7 +79,7 @@ class BrowserScreen(DirectoryWatch):
         root: str | os.PathLike[str] | Sequence[str],
         *,
         recursive: bool = True,
-        live_window: float = LIVE_WINDOW,
+        live_window: float = IDLE_SECONDS,
         force_polling: bool = False,
         watch: bool = True,
     ) -> None:

@@ -38,7 +38,6 @@ from ..widgets.model_status import quiet_text
 from .gc_hold import GcHold
 from .mount_safe import RemovedOnceMounted
 
-LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progress
 # Seconds between a load's batches handed to the UI thread. Each hand-on waits for it
 # (``call_from_thread``), and a 1 GB load is a thousand batches: waiting for each was a
@@ -542,7 +541,8 @@ class FollowingScreen(RemovedOnceMounted):
         self._live_at = -1.0
 
     def _is_live(self) -> bool:
-        """A writer holds the file's lock, or (for writers that do not lock) it changed lately.
+        """Its writer may be at work: a writer holds the file's lock, or (for writers that
+        do not lock) it changed within ``IDLE_SECONDS`` (``writer_state``'s rule).
 
         Asked on every update; /proc/locks is read at most twice a second.
         """
@@ -581,13 +581,8 @@ class FollowingScreen(RemovedOnceMounted):
             return True
         if self._saw_lock or self.WRITER_LOCKS:
             return False  # the writer that held the lock is gone, however fresh the file
-        if self._writer_cached is False:
-            return False  # the format's rule says none writes it (a compressed file)
-        # A stat of its own, not the follower's: ``TailReader`` keeps no mtime, its stats
-        # are the worker's, and a writer mid-way through a long line sends no update
-        # (only a held-back line grew), though the file is written.
-        try:
-            mtime = os.stat(read).st_mtime
-        except OSError:
-            return False
-        return time.time() - mtime < LIVE_WINDOW
+        # The one rule (``TranscriptFormat.writer_alive``: a lock-less writer may be at
+        # work until its file has been quiet ``IDLE_SECONDS``), by a stat of its own:
+        # ``TailReader`` keeps no mtime, and a writer mid-way through a long line sends
+        # no update (only a held-back line grew), though the file is written.
+        return self._writer_cached is not False

@@ -367,7 +367,8 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         return self.format.writer_alive(self.path, held=held, saw_lock=self._saw_lock)
 
     def writer_is_alive(self) -> bool:
-        """Is a writer at work on the file (its lock, or a recent change)?"""
+        """May a writer be at work on the file (its lock, or, taking none, a change within
+        ``IDLE_SECONDS``: the one rule, ``_is_live``)?"""
         return self._is_live()
 
     def redraw_runs(self) -> None:

@@ -29,13 +29,15 @@ from ..safe import clip, one_line
 LIVE_STATES: dict[str, tuple[str, str]] = {
     "live": (
         "bold green",
-        "a writer holds the file (its lock, or open for writing), or it changed in the"
-        " last 30 s (not an agentgo file, whose writers all lock; not a compressed file)",
+        "its writer may be at work: one holds the file (its lock, or open for writing),"
+        " or, taking no lock, changed it in the last 2 min (not an agentgo file, whose"
+        " writers all lock; not a compressed file); its calls are running meanwhile",
     ),
     "idle": (
         "yellow",
-        "no writer at work: none holds the file, nor did it change for 30 s (an agentgo"
-        " or compressed file: none holds it)",
+        "no writer at work: none holds the file, nor (taking no lock) changed it for"
+        " 2 min (an agentgo or compressed file: none holds it); its calls left open are"
+        " interrupted, an unfinished last line a crash tail",
     ),
     "ended": (
         "magenta",
@@ -56,12 +58,13 @@ def age_text(seconds: float) -> str:
     return f"{int(max(seconds, 0))}s"
 
 
-QUIET_AFTER = 60.0  # seconds without a write before the header says so
+QUIET_AFTER = 30.0  # seconds without a write before the header says so
 
 
 def quiet_text(last: float | None, now: float) -> str:
-    """``quiet for 4m``: a writer watched at work has written nothing for a minute or more
-    (stuck, or a long tool call?); nothing before that, or when not known."""
+    """``quiet for 40s``: a writer watched at work has written nothing for half a minute or
+    more (stuck, a long tool call, or, taking no lock, gone: ``IDLE_SECONDS`` tells);
+    nothing before that, or when not known."""
     if last is None or now - last < QUIET_AFTER:
         return ""
     return f"quiet for {age_text(now - last)}"

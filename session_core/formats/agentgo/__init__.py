@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ...events import LineSource
+from ...line_warnings import as_of_writer
 from ...model import Transcript, Usage
 from ...open_work import agentgo_open_work
 from ...other_records import others_said
@@ -245,7 +246,8 @@ class AgentGoFormat(TranscriptFormat):
         parts += folds.counted().said()
         # (a response counted for every model call answered: none counted, none made)
         parts.append(usage_said(Usage.of_totals(usage.tally(view).transcript), True))
-        return note_of(parts, view.warnings)
+        # (a last line its writer may still be writing is no crash tail yet: the one rule)
+        return note_of(parts, as_of_writer(view.warnings, view.writer_alive))
 
     def peek_source(self, path: str) -> PeekSource:
         from ...peeking import agentgo_source

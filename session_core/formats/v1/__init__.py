@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
+from ...line_warnings import as_of_writer
 from ...model import (
     Transcript,
     Usage,
@@ -179,7 +180,8 @@ class V1Format(TranscriptFormat):
         parts += replay_counts(state).said()
         # (a response counted for every model output: none counted, none made)
         parts.append(usage_said(Usage.of_totals(tally_state(state).transcript), True))
-        return note_of(parts, state.warnings)
+        # (a last line its writer may still be writing is no crash tail yet: the one rule)
+        return note_of(parts, as_of_writer(state.warnings, alive))
 
     def peek_source(self, path: str) -> PeekSource:
         from ...peeking import v1_source
