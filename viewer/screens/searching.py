@@ -101,7 +101,7 @@ class SearchingScreen(FollowingScreen):
         return bool(said)
 
     def conversations_note(self, key: str, does: str) -> str | None:
-        """"The Runs tab has no search of its own: …" where another tab than the
+        """ "The Runs tab has no search of its own: …" where another tab than the
         conversation is shown (``say_conversations``)."""
         tabs = self.query_one(TabbedContent)
         if tabs.active == FIRST_TAB:
