@@ -14,7 +14,7 @@ from helpers import agentgo_screen, app_on, wait_for
 from viewer.widgets.agentgo_calls import CallsPane
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import gen_agentgo  # noqa: E402
+import gen_agentgo
 
 
 @pytest.mark.parametrize("size", [(100, 30), (160, 45)])

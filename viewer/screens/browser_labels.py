@@ -14,7 +14,6 @@ from session_core.scan import FileSummary, Status
 from ..browser_cells import STATUS_NAME, detail
 from ..safe import fit_path, one_line
 
-
 ROOT_LEAST = 20  # the cells the root keeps before the state says itself in fewer words
 # The state as it fits, its words given up whole (at 100 columns with a filter it read
 # "times in U…", the root cut to "…red/samples"): the times' zone said shorter, then
