@@ -78,24 +78,25 @@ def _state(sort: str, needle: str, status: Status | None, times: str) -> Text:
 def detail_text(
     summary: FileSummary | None,
     shown: str,
-    root: str,
     scanning: bool,
-    any_rows: bool,
     width: int,
 ) -> Text:
     """The detail below the table: the cursor's row (``summary``, its file ``shown`` as
-    that path), else what there is none of (below ``root``)."""
+    that path), else nothing but while the folder is read: the table's first row says
+    why it is empty (``none_shown``, ``no_file_below``), once."""
     if summary is not None:
         return detail(summary, shown, width)
     if scanning:
         return Text("reading the directory…", style="dim")
-    if any_rows:  # (none shown: the table's first row says why, once)
-        return Text("", end="")
-    return Text(
+    return Text("", end="")
+
+
+def no_file_below(root: str) -> str:
+    """What the table of a folder with no session's file says in its first row (it said
+    it in the detail, below a blank table, as no other empty table does)."""
+    return (
         f"No session's file below {one_line(root)} (a subagent's file is "
-        "listed under its session's row).",
-        style="dim",
-        end="",
+        "listed under its session's row)."
     )
 
 
