@@ -57,3 +57,6 @@ async def test_a_folder_of_no_sessions_file_says_so_in_the_first_row(tmp_path: P
         # (in the table's first row, not the detail below it: blank rows are not lines)
         assert "No session's file below" in (screen.table.empty_text or "")
         assert not str(screen.query_one("#browser-detail").render()).strip()
+        # (the footer: no file, so no total said unknown)
+        totals = str(screen.query_one("#browser-totals").render())
+        assert totals.strip() == "0 files", totals
