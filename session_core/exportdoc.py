@@ -23,7 +23,7 @@ from .elisions import Elision, per_line
 from .json_out import json_text, readable_json
 from .message_usage import MessageUsage
 from .search import op_arguments
-from .text import prompt_title, tool_name
+from .text import folded_line, prompt_title, tool_name
 from .titles import session_title
 from .tool_ops import ask_of
 from .usage import Usage, UsageTally
@@ -161,7 +161,7 @@ def _s(value: Any) -> str:
 
 
 def _preview(text: str, width: int = 160) -> str:
-    flat = " ".join(text.split())
+    flat = folded_line(text, width)  # (a control character kept, as in its title)
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 

@@ -501,10 +501,36 @@ def str_or_none(value: object) -> str | None:
 TITLE_CHARS = 200  # the most a title has, in every format (the README's Export says so)
 
 
+# The white space a title keeps, as a body shows it (CR ``␍``, VT ``␋``, FF ``␌``, the
+# separators ``␜``-``␟``, NEL ``\x85``, U+2028 / U+2029 as escapes): ``str.split`` took
+# them for spaces, a title folding them away where a body showed them.
+_TITLE_KEPT = "\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029"
+_TITLE_KEEPS = re.compile(f"[{_TITLE_KEPT}]")
+_TITLE_SPACE = re.compile(f"(?:\r\n|[^\\S{_TITLE_KEPT}])+")  # (a CRLF a line's end)
+
+
 def prompt_title(text: str) -> str | None:
-    """A prompt as a session's title: one line, cut to ``TITLE_CHARS`` (``title_cut``);
-    None: blank."""
-    return title_cut(" ".join(text.split())) or None
+    """A prompt as a session's title: one line (``folded_line``), cut to ``TITLE_CHARS``
+    (``title_cut``); None: blank."""
+    return title_cut(folded_line(text, TITLE_CHARS)) or None
+
+
+def folded_line(text: str, chars: int) -> str:
+    """``text`` on one line, its runs of white space (a newline, a tab, a CRLF, a no-break
+    space) one space each, a control character kept for the surface to show as a body's
+    (``_TITLE_KEPT``: inert there); of a long text, enough for more than ``chars``
+    characters (its head, where that fills them)."""
+    head = text[: 4 * chars]
+    line = _folded(head)
+    if len(line) <= chars and len(head) < len(text):
+        line = _folded(text)  # (its head was mostly white space)
+    return line
+
+
+def _folded(text: str) -> str:
+    if _TITLE_KEEPS.search(text) is None:  # (the common case, at ``split``'s speed)
+        return " ".join(text.split())
+    return _TITLE_SPACE.sub(" ", text).strip(" ")
 
 
 def title_cut(line: str) -> str:

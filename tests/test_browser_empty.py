@@ -35,3 +35,28 @@ async def test_a_status_or_text_filter_of_no_file_says_so(tmp_path: Path) -> Non
         assert text().count("No file") == 1  # (the detail below said it again)
         await pilot.press("a")
         await until(pilot, lambda: screen.table.row_count == 1 and "No file" not in text())
+
+
+async def test_a_folder_of_no_sessions_file_says_so_in_the_first_row(tmp_path: Path) -> None:
+    """A folder with no session's file said so in the detail, below a blank table: the
+    table's first row says it, as every empty table does, once (a person's look)."""
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a transcript\n")
+    app = TailscopeApp(folder)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+
+        def text() -> str:
+            return "\n".join(screen_lines(app))
+
+        await until(pilot, lambda: "No session's file below" in text())
+        assert screen.table.row_count == 0
+        assert text().count("No session's file below") == 1
+        # (in the table's first row, not the detail below it: blank rows are not lines)
+        assert "No session's file below" in (screen.table.empty_text or "")
+        assert not str(screen.query_one("#browser-detail").render()).strip()
+        # (the footer: no file, so no total said unknown)
+        totals = str(screen.query_one("#browser-totals").render())
+        assert totals.strip() == "0 files", totals

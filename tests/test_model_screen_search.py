@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import notes_kept, said, screen_text
+from helpers import notes_kept, said, screen_lines, screen_text
 from model_screen_helpers import IDLE, opened, toy, until
 
 __all__ = ["toy"]  # (the fixture, used by name)
@@ -168,16 +168,31 @@ async def test_a_jump_from_a_compaction_says_after_this_one(tmp_path: Path, fmt:
 
 async def test_slash_on_the_runs_says_the_conversation_is_searched(toy: Path) -> None:
     """``/`` on the Runs (no search of its own) searched the conversation and showed it,
-    the border's words unread (a first-time-user audit): it is said aloud, and not on a
-    tab that searches itself (the tool operations, the diff) or on the conversation."""
-    async with opened(toy) as (app, pilot, _screen):
+    the border's words unread (a first-time-user audit): it is said aloud, on a line of
+    the bar's own above its input (a toast said it over the bar's right half, the words
+    being typed: a person's look), and not on a tab that searches itself (the tool
+    operations, the diff) or on the conversation. The footer says enter and escape."""
+    from textual.widgets import Input, Static
+
+    async with opened(toy, (100, 30)) as (app, pilot, screen):
         await pilot.press("3", "slash")
         told = "The Runs tab has no search of its own: enter searches the conversation"
-        await until(pilot, lambda: said(app, told), "the toast")
-        app.clear_notifications()
-        await pilot.press("escape", "2", "slash", "escape", "4", "slash", "escape", "1", "slash")
+        note = screen.query_one("#search-note", Static)
+        await until(pilot, lambda: note.display and told in screen_text(app), "the note")
+        assert not app._notifications  # (nothing drawn over the bar)
+        bar = screen.query_one("#search", Input).region
+        assert note.region.bottom <= bar.y and bar.height == 3
+        footer = screen_lines(app)[-1]
+        assert "⏎ Find" in footer and "esc Close" in footer, footer
+        await pilot.press("escape", "2", "slash")
         await pilot.pause(0.1)
-        assert not said(app, "no search of its own")
+        assert not note.display
+        await pilot.press("escape", "4", "slash", "escape", "1", "slash")
+        await pilot.pause(0.1)
+        assert not note.display and not said(app, "no search of its own")
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert not screen.search_open
 
 
 async def test_f_on_the_runs_says_the_conversation_is_filtered_and_shows_it(toy: Path) -> None:

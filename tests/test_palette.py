@@ -157,9 +157,13 @@ async def test_the_palette_offers_no_screenshot_and_no_maximize(tmp_path: Path) 
         app = TailscopeApp(where)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause(0.3)
-            titles = {c.title for c in app.get_system_commands(app.screen)}
+            said = {c.title: c.help for c in app.get_system_commands(app.screen)}
+            titles = set(said)
             assert not titles & {"Screenshot", "Maximize", "Minimize"}, where
             assert {"Quit", "Keys"} <= titles, where
+            # (by its key, as the others are: Textual's "Quit the application as soon as
+            # possible" read unlike them, a person's look)
+            assert said["Quit"] == "key q", where
 
 
 async def test_a_key_refused_by_its_actions_name_is_the_next_bindings(tmp_path: Path) -> None:

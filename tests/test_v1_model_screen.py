@@ -403,7 +403,7 @@ async def test_the_diff_says_where_a_step_lands_and_enter_shows_its_line(story) 
         await wait_for(pilot, lambda: "sent as written" in screen_text(app))
         await pilot.press("n")
         await wait_for(pilot, lambda: "line 4 user" in cursor_row(app))
-        await wait_for(pilot, lambda: said(app, "line 4: folded (4 changes)"))
+        await wait_for(pilot, lambda: said(app, "difference 1 of 4: line 4, folded"))
         await pilot.press("enter")
         await wait_for(pilot, lambda: view.mode == "raw" and view.has_focus)
         assert view.selected is not None and view.selected.line == 4

@@ -190,7 +190,10 @@ class TailscopeApp(KeysInTurn):
         # it, and each pane already scrolls: it gave nothing the app lacks ("Minimize"
         # undoes only it).
         for command in super().get_system_commands(screen):
-            if command.title not in _NOT_OFFERED:
+            if command.title == "Quit":  # (said as the others are, by its key: Textual's
+                # "Quit the application as soon as possible" read unlike them)
+                yield SystemCommand("Quit", "key q", command.callback)
+            elif command.title not in _NOT_OFFERED:
                 yield command
         yield SystemCommand("Keys", "Every key binding, by screen area (also ?)", self.action_help)
         browser = sys.modules.get(f"{__package__}.screens.browser")  # (loaded: one was shown)

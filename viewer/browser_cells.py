@@ -558,6 +558,8 @@ def totals(summaries: Iterable[FileSummary], shown: int, width: int = 0) -> Text
     if folders:
         unreadable = f"{count(folders, 'folder')} unreadable"
         facts.append(("  ", Text(unreadable, style=STATUS_STYLE["unreadable"], end="")))
+    if not total and not folders:  # (no file: no total to know, "tokens unknown" said
+        return broken(facts, width, TOTALS_LINES)  # there read as a failure to read one)
     known = transcripts > tokens.unknown
     facts.append(
         ("  │  ", Text.assemble("tokens ", (f"{tokens.sum:,}" if known else "unknown", "bold")))

@@ -11,6 +11,8 @@ sequence in a file is read, never obeyed (the character table is
 
 from __future__ import annotations
 
+import re
+
 from rich.cells import cell_len
 from rich.text import Text
 
@@ -33,6 +35,24 @@ def clip(text: str, width: int) -> str:
     if cell_len(text) <= width:
         return text
     return _head(text, width - 1) + ELLIPSIS
+
+
+_NUMBER_END = re.compile(r"\d[\d.,]*$")  # (a number's head: "1,23", "0.0")
+_NUMBER_ON = re.compile(r"[\d.,]*\d")  # (a number's rest)
+
+
+def clip_whole_numbers(text: str, width: int) -> str:
+    """``clip``, but a number the cut lands in goes whole (``line …``, never ``line 9…``
+    of ``line 982``): a number cut to its head reads as another."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return text
+    head = _head(text, width - 1)
+    number = _NUMBER_END.search(head)
+    if number is not None and _NUMBER_ON.match(text, len(head)):
+        head = head[: number.start()]
+    return head + ELLIPSIS
 
 
 def _head(text: str, cells: int) -> str:

@@ -50,7 +50,7 @@ from ..widgets.keys_footer import KeysFooter
 from ..widgets.virtual_table import Column, VirtualTable
 from .browser_folders import KnownFolders, folder_changes
 from .browser_keys import BROWSER_KEYS, BROWSER_MOUSE
-from .browser_labels import detail_text, file_named, root_named, title_line
+from .browser_labels import detail_text, file_named, no_file_below, root_named, title_line
 from .browser_watch import DirectoryWatch
 from .key_commands import key_commands
 
@@ -443,6 +443,8 @@ class BrowserScreen(DirectoryWatch):
     def _refresh_labels(self) -> None:
         self._refresh_title()
         none = None if self.order else none_shown(len(self.rows), self.needle, self.status_filter)
+        if not self.rows and not self.scanning:
+            none = no_file_below(self.root)
         self.table.empty_text = none  # (drawn again where it changed)
         self.query_one("#browser-progress").display = self.scanning
         self._refresh_totals()
@@ -471,7 +473,7 @@ class BrowserScreen(DirectoryWatch):
         summary = self.rows.get(path) if path is not None else None
         width = self.size.width - 2  # (its padding)
         shown = file_named(summary, self.root, self.bases, self.named)
-        text = detail_text(summary, shown, self.root, self.scanning, bool(self.rows), width)
+        text = detail_text(summary, shown, self.scanning, width)
         self.query_one("#browser-detail", Static).update(text)
 
     @on(VirtualTable.Highlighted, "#browser-table")

@@ -15,7 +15,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Footer
 
 from session_core.model import ToolOp
 from session_core.op_running import RanAtLeast, not_timed, op_took
@@ -24,6 +23,7 @@ from session_core.text import copied, count, duration_text, took_text
 from ..safe import one_line_text
 from ..widgets.block_view import Entry, ProseLines
 from ..widgets.item_text import arguments_shown, as_json, capped
+from ..widgets.keys_footer import KeysFooter
 
 MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in full)
 
@@ -151,6 +151,23 @@ def _hunk(hunk: Any) -> list[Entry]:
     return out
 
 
+class DetailLines(ProseLines):
+    """The detail's lines, their scrolling keys in the footer: every dialog says its own
+    keys there, as the help's does (its footer said only ``esc Close  c Copy result``)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "move(1)", "Down"),
+        Binding("k", "move(-1)", "Up"),
+        Binding("g", "first", "Top"),
+        Binding("G", "last", "Bottom"),
+        # (the arrows too, unsaid: a key of two names showed only its arrow, ``↓ Down``)
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("home", "first", "Top", show=False),
+        Binding("end", "last", "Bottom", show=False),
+    ]
+
+
 class OpDetailScreen(ModalScreen[None]):
     """The detail of one tool operation, over the screen that opened it."""
 
@@ -178,7 +195,8 @@ class OpDetailScreen(ModalScreen[None]):
         """Its keys as the help lists them: ``s`` only for a format whose operations may
         have a subagent (v1's and agentgo's never do), ``a`` one whose may have an
         artifact (v1's)."""
-        keys = Binding.make_bindings(cls.BINDINGS)
+        scroll = [b for b in Binding.make_bindings(DetailLines.BINDINGS) if b.show]
+        keys = [*Binding.make_bindings(cls.BINDINGS), *scroll]
         left = {"open_subagent": subagents, "open_artifact": artifacts}
         return [b for b in keys if left.get(b.action, True)]
 
@@ -210,11 +228,12 @@ class OpDetailScreen(ModalScreen[None]):
         with Vertical(id="op-detail-body") as body:
             # A Text: the tool's name is the file's, never markup or escapes to obey.
             body.border_title = one_line_text(f"{self.op.tool} · {self.op.label}", 120)
-            yield ProseLines(id="op-detail")  # (arguments and results cut between words)
-        yield Footer()
+            yield DetailLines(id="op-detail")  # (arguments and results cut between words)
+        # (its own keys first, the scrolling ones after: a narrow screen leaves out those)
+        yield KeysFooter(first=("escape", "s", "a", "c"))
 
     def on_mount(self) -> None:
-        found = self.query("#op-detail").results(ProseLines)
+        found = self.query("#op-detail").results(DetailLines)
         view = next(found, None)
         if view is None:  # (closed before it mounted: a key behind the one that opened it)
             return

@@ -9,15 +9,31 @@ import time
 from collections.abc import Iterable
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Input, TabbedContent
+from textual.widgets import Input, Static, TabbedContent
 
 from .following import FIRST_TAB, FollowingScreen
 
 UNDER_WAY = -1  # what a tab's own search returns while a worker looks (it says when done)
+
+
+class SearchInput(Input):
+    """The search bar's input, its keys in the footer while it has the focus (the footer
+    said ``/ Search``, not what enter and escape do there)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Find"),
+        Binding("escape", "close", "Close"),
+    ]
+
+    def action_close(self) -> None:
+        screen = self.screen
+        if isinstance(screen, SearchingScreen):
+            screen.close_search()
 
 
 class SearchingScreen(FollowingScreen):
@@ -38,8 +54,13 @@ class SearchingScreen(FollowingScreen):
         self._matches_told_at = -math.inf
 
     def _below_tabs(self) -> Iterable[Widget]:
+        note = Static(id="search-note")  # (what a tab with no search of its own searches)
+        note.display = False
         bar = Vertical(
-            Input(placeholder="search the conversation (enter finds, escape closes)", id="search"),
+            note,
+            SearchInput(
+                placeholder="search the conversation (enter finds, escape closes)", id="search"
+            ),
             id="search-bar",
         )
         bar.display = False
@@ -57,21 +78,36 @@ class SearchingScreen(FollowingScreen):
         # (in its border too: the placeholder alone said it, hidden by the last term)
         search.border_title = scope
         search.focus()
-        if term is None:
-            # (and aloud: the bar's border alone went unread, and enter then showed the
-            # conversation in place of the diff the user meant to search)
-            self.say_conversations("search", "enter searches the conversation")
+        # (and aloud, on a line of the bar's own: the border alone went unread, and enter
+        # then showed the conversation in place of the diff the user meant to search; a
+        # toast said it over the bar's right half, the words being typed)
+        note = self.query_one("#search-note", Static)
+        said = self.conversations_note("search", "enter searches the conversation")
+        note.update(Text(said or ""))
+        note.display = bool(term is None and said)
+
+    def close_search(self) -> None:
+        """The bar closed (escape), the focus back to what is shown."""
+        self.query_one("#search-bar").display = False
+        self.focus_shown()
 
     def say_conversations(self, key: str, does: str) -> bool:
         """Where another tab than the conversation is shown, say that ``key`` (its
         ``search``, ``filter``) acts on the conversation: "The Runs tab has no filter of
         its own: …" (``does``). Whether it said so."""
+        said = self.conversations_note(key, does)
+        if said:
+            self.notify(said, timeout=3)
+        return bool(said)
+
+    def conversations_note(self, key: str, does: str) -> str | None:
+        """ "The Runs tab has no search of its own: …" where another tab than the
+        conversation is shown (``say_conversations``)."""
         tabs = self.query_one(TabbedContent)
         if tabs.active == FIRST_TAB:
-            return False
+            return None
         title = tabs.get_tab(tabs.active).label.plain
-        self.notify(f"The {title} tab has no {key} of its own: {does}.", timeout=3)
-        return True
+        return f"The {title} tab has no {key} of its own: {does}."
 
     def action_unsearched_step(self, direction: int) -> None:
         """``n`` / ``N`` that no list took: said, as no search yet (or the conversation's
@@ -158,5 +194,4 @@ class SearchingScreen(FollowingScreen):
         # one was opened over)
         if event.key == "escape" and self.search_open:
             event.stop()  # escape closes the search, not the file
-            self.query_one("#search-bar").display = False
-            self.focus_shown()
+            self.close_search()

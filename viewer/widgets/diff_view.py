@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -28,7 +29,7 @@ from session_core.search import TextSearch
 from session_core.text import count, count_text, searched_apart
 
 from ..heights import Uniform
-from ..safe import one_line
+from ..safe import clip_whole_numbers, one_line
 from .line_list import highlight
 from .row_search import FURTHER_ON, MATCH_STEPS, RowSearch
 
@@ -184,7 +185,8 @@ class DiffView(RowSearch):
         if offset == 0:
             text = gutter + Text(f"{row.mark} line {row.line} ", kind_style)
             text.append(f"{one_line(row.role, 12)} ", meta)
-            text.append(row_fate(row, self.summary_line), meta)
+            fate = clip_whole_numbers(row_fate(row, self.summary_line), width - text.cell_len)
+            text.append(fate, meta)
             text.truncate(width, overflow="ellipsis")
             return text
         if offset == 1:  # (the gutter, two cells, the columns and " │ ": the width)
@@ -195,8 +197,8 @@ class DiffView(RowSearch):
             )
             left.pad_right(half - left.cell_len)
             if row.sent is None:
-                said = _not_sent(row, self.summary_line)
-                right = Text(one_line(said, rest), self._style("gone"))
+                said = not_sent_in(row, self.summary_line, rest)
+                right = Text(said, self._style("gone"))
             else:
                 right = Text(one_line(row.sent, rest), self._style("kept"))
             return gutter + Text("  ") + left + Text(" │ ", meta) + right
@@ -207,9 +209,11 @@ class DiffView(RowSearch):
         if not self.jump(lambda index: rows.kind(order[index]) != "kept", direction):
             self.post_message(self.Stepped("no more differences in that direction"))
             return
-        row = rows[order[self.cursor]]
-        changes = len(rows.changed())
-        self.post_message(self.Stepped(f"line {row.line}: {row.kind} ({count(changes, 'change')})"))
+        at = order[self.cursor]
+        row, changed = rows[at], rows.changed()
+        # (which of the file's differences: "(21 changes)" after "line 6" read as its own)
+        which = f"difference {bisect.bisect_left(changed, at) + 1} of {len(changed)}"
+        self.post_message(self.Stepped(f"{which}: line {row.line}, {row.kind}"))
 
     def action_show_line(self) -> None:
         if 0 <= self.cursor < len(self.order):
@@ -257,6 +261,20 @@ def row_text(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
 
 def _not_sent(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
     return f"(not sent: folded by {_folded_at(row, summary_lines)})"
+
+
+def not_sent_in(row: DiffRow, summary_lines: Mapping[str, int], width: int) -> str:
+    """What a folded row's right-hand cell says in ``width`` cells: shorter words before
+    a cut, and a cut never through the compaction's line number (``at line 9…`` of 982
+    read as line 9)."""
+    said = _not_sent(row, summary_lines)
+    where = summary_lines.get(row.folded_by or "")
+    if where:
+        for shorter in (f"(not sent: folded at line {where})", f"(folded at line {where})"):
+            if cell_len(said) <= width:
+                break
+            said = shorter
+    return clip_whole_numbers(said, width)
 
 
 def _folded_at(row: DiffRow, summary_lines: Mapping[str, int]) -> str:

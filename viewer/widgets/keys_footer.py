@@ -18,14 +18,19 @@ PALETTE = "-command-palette"  # the class of ``^p palette``, docked at the right
 
 
 class KeysFooter(Footer):
-    """``Footer`` with the keys of ``FIRST_KEYS`` first, in that order; the others as
-    Textual orders them, as many as fit whole beside the palette's key."""
+    """``Footer`` with the keys of ``first`` (``FIRST_KEYS``) first, in that order; the
+    others as Textual orders them, as many as fit whole beside the palette's key."""
+
+    def __init__(self, *, first: tuple[str, ...] = FIRST_KEYS) -> None:
+        super().__init__()
+        self.first = first
 
     def compose(self) -> ComposeResult:
         shown = list(super().compose())
+        order = self.first
         first = sorted(
-            (w for w in shown if getattr(w, "key", None) in FIRST_KEYS),  # (a FooterKey's)
-            key=lambda w: FIRST_KEYS.index(w.key),  # type: ignore[attr-defined]
+            (w for w in shown if getattr(w, "key", None) in order),  # (a FooterKey's)
+            key=lambda w: order.index(w.key),  # type: ignore[attr-defined]
         )
         yield from first
         yield from (w for w in shown if w not in first)

@@ -128,6 +128,7 @@ class LineList(ScrollView, can_focus=True):
         self._styles: dict[str, Style] = {}  # component classes' styles, likewise
         self._width = 0
         self._page_rows = 0  # ``page_height`` at the last resize
+        self._unsized_scroll = False  # the cursor was moved before the widget had a size
         self.stick_to_end = False
         self.matches: list[int] = []  # the items a search found, in order
         self.match_pos = -1  # the match the cursor was last moved to
@@ -212,6 +213,9 @@ class LineList(ScrollView, can_focus=True):
             self._cache.clear()
         self.update_size()
         rows, self._page_rows = self._page_rows, self.page_height
+        if self._unsized_scroll:
+            self._unsized_scroll = False
+            self.call_after_refresh(self.scroll_to_cursor)
         if self.follows_end:  # taller or shorter: the end moved
             self.call_after_refresh(self._keep_end)
         elif self._page_rows < rows and self._cursor_within(rows):
@@ -302,6 +306,9 @@ class LineList(ScrollView, can_focus=True):
     def scroll_to_cursor(self) -> None:
         index = self.cursor
         if not 0 <= index < self.item_count():
+            return
+        if not self.size.height:  # (not laid out: its page of 1 row scrolled agentgo's
+            self._unsized_scroll = True  # first call to the top, its run's row above it)
             return
         top = self.heights.prefix(index)
         bottom = top + self.heights.height(index)

@@ -43,6 +43,10 @@ def usage_short(usage: Usage, in_part: bool = False, *, answered: bool = False) 
     return f"{at_least}{tokens:,} tok"
 
 
+# The prompt takes what the other columns leave (``fitted_columns``), up to this: it was
+# cut to 60 characters before its width was known, 25 columns left blank at 160
+PROMPT_WIDTH = 500
+
 RUN_COLUMNS: list[Column] = [
     ("n", "#", 4),
     ("state", "state", 12),
@@ -50,7 +54,7 @@ RUN_COLUMNS: list[Column] = [
     ("duration", "took", 8),
     ("items", "items", 6),
     ("usage", "usage", 16),
-    ("prompt", "prompt", 60),
+    ("prompt", "prompt", PROMPT_WIDTH),
 ]
 
 
@@ -92,7 +96,7 @@ class RunsPane(TableDetail):
                 "the parent's" if run.copied else usage_short(run.usage, answered=run.answered),
                 end="",
             ),
-            "prompt": Cut(one_line(run.prompt, 60), run.prompt),  # (c copies it whole)
+            "prompt": Cut(one_line(run.prompt, PROMPT_WIDTH), run.prompt),  # (c copies it whole)
         }
 
     def detail_key(self, index: int) -> Hashable:
