@@ -36,11 +36,13 @@ from .exportdoc import (
     noting_calls,
 )
 from .exportdoc_v1_index import V1Index, _calls
+from .formats.v1.left_open import v1_open_work
 from .formats.v1.model import NAME
 from .formats.v1.overlays import replay_counts
 from .json_out import readable_json
 from .message_usage import counts_as_turn, v1_usage
 from .op_running import took_said
+from .open_work import IN_FLIGHT, open_work_said
 from .overlay_said import OVERLAYS_FACT
 from .replay import Compaction, ReplayState, payload_of
 from .text import Name, count, count_text, duration_text, finish_mark, str_or_none
@@ -363,6 +365,9 @@ class _V1(V1Index):
             (OVERLAYS_FACT, ", ".join(replay_counts(state).said("compaction", "elision"))),
             ("usage", _usage_fact(self.tally)),
         ]
+        in_flight = open_work_said(v1_open_work(state, self.writer_alive))
+        if in_flight is not None:  # (what its writer left open: ``check``'s words)
+            facts.insert(-2, (IN_FLIGHT, in_flight))
         if state.grants:
             facts.append(("grants", readable_json(state.grants)))
         usage = Section(

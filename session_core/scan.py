@@ -23,7 +23,8 @@ Status rules, first match wins:
   (writers that do not lock: not agentgo's, which all do; not a compressed file,
   which none appends to; not a file whose writer this process saw is gone: its lock
   let go, or every process seen with it open exited).
-  A v1 file whose last message is no answer of the model's, too, while its writer may
+  A v1 file whose last message is no answer of the model's, or with an operation
+  dispatched and not settled (running, as ``check`` says it), too, while its writer may
   be at work (``TranscriptFormat.writer_alive``, ``ops.cut_off_state``: running); and a
   model format's (Claude Code's, Codex's) whose read found a turn or a call running,
   while its writer may be at work by the same rule: once it is not, the row says what
@@ -60,9 +61,9 @@ from typing import IO, Any, Literal
 from .compressed import CompressedReadError, is_compressed_file, maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
-from .formats.v1.left_open import CUT_OFF_SAID
 from .formats.v1.ops import unanswered_end
 from .indexing import head_record
+from .open_work import OpenWork
 from .reader import (
     NotAFileError,
     bom_length,
@@ -293,8 +294,9 @@ def settle_status(
         table.note(summary.path, summary.device, summary.inode)
     if summary.unstarted_by_writer is not None:
         _unstarted_now(summary, summary.unstarted_by_writer, fmt, now)
-    end = _v1_end(summary, fmt, now) if summary.unanswered and unread is None else None
     at_work = _work_goes_on(summary, fmt, now) if unread is None else False
+    # (after: a v1 window's end is said beside what it left open, as of the status)
+    end = _v1_end(summary, fmt, now) if summary.unanswered and unread is None else None
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
     # appends to a compressed file, however fresh: Codex packs an idle rollout; a writer
     # seen holding the file and gone is gone, however fresh the file)
@@ -400,8 +402,8 @@ def _v1_end(summary: FileSummary, fmt: Format, now: float | None) -> OpState | N
     found open (``left_open``): a window's, which cannot say it as of its read."""
     alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
     end = unanswered_end(True, alive)
-    said = CUT_OFF_SAID.get(end or "")
-    summary.reason = "; ".join(w for w in (summary.left_open, said) if w) or None
+    said = OpenWork(cut_off=end).said()  # (none where it ends on an answer, or is held)
+    summary.reason = "; ".join(w for w in (summary.left_open, *said) if w) or None
     return end
 
 
