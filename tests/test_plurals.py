@@ -136,6 +136,7 @@ async def test_the_v1_pending_count_is_the_headers_snapshots(tmp_path: Path) -> 
         with Session.load(path) as s:
             s.append_message(Message(role="tool", content="a.py", tool_call_id="c1"))
             s.append_tool_settled(op_id=op, outcome="completed")
+
         def settled() -> bool:  # (nothing pending: none in flight said)
             text = "\n".join(screen_lines(app))
             return "1 tool op · " in text and "pending" not in text

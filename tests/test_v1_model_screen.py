@@ -485,8 +485,8 @@ async def test_the_help_lists_v1s_keys(story) -> None:
 
 async def test_the_header_counts_one_and_two(tmp_path: Path) -> None:
     for n, want, own in (
-        (1, "3 lines · 1 sent next · 1 tool op", "in flight: 1 tool operation pending (1 running)"),
-        (2, "5 lines · 2 sent next · 2 tool ops", "in flight: 2 tool operations pending (2 running)"),
+        (1, "3 lines · 1 sent next · 1 tool op", "in flight: 1 tool operation pending (1 run"),
+        (2, "5 lines · 2 sent next · 2 tool ops", "in flight: 2 tool operations pending (2 run"),
     ):
         path = tmp_path / f"v{n}.jsonl"
         with Session.create(path, meta={"agent": "a"}) as s:
