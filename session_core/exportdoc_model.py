@@ -573,8 +573,18 @@ def _usage(transcript: Transcript) -> Section:
             rows.append(_usage_row(said, both))
         else:  # a lower bound, as the browser's ``≥``: what its label says is left out
             reporting = f"{both.reported} of at least {both.responses}"
-            rows.append([said, reporting, f"at least {both.describe()}"])
+            rows.append([said, reporting, at_least(both)])
     return Section("Usage", "usage", [Table(["what", "responses reporting", "usage"], rows)])
+
+
+def at_least(usage: Usage) -> str:
+    """A lower bound's usage: ``at least`` what is known of it; unknown stays "unknown"
+    (it read "at least unknown", no bound), a cost known alone bounds the cost alone."""
+    if usage.tokens is not None:
+        return f"at least {usage.describe()}"
+    if usage.cost is None:
+        return usage.describe()
+    return f"tokens unknown · at least {usage.describe_cost()}"
 
 
 def _usage_row(name: str, usage: Usage, said: str | None = None) -> list[str]:

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .artifacts import ARTIFACT_SAID, artifact_status
+from .events import REFUSED
 from .exportdoc import (
     UNSHOWN_CALLS,
     CallItem,
@@ -35,15 +36,16 @@ from .exportdoc import (
     noting_calls,
 )
 from .exportdoc_v1_index import V1Index, _calls
+from .formats.v1.left_open import v1_open_work
 from .formats.v1.model import NAME
 from .formats.v1.overlays import replay_counts
 from .json_out import readable_json
 from .message_usage import counts_as_turn, v1_usage
-from .op_running import took_said
+from .op_running import bound_between, took_said
+from .open_work import IN_FLIGHT, open_work_said
 from .overlay_said import OVERLAYS_FACT
 from .replay import Compaction, ReplayState, payload_of
 from .text import Name, count, count_text, duration_text, finish_mark, str_or_none
-from .times import seconds_between
 from .titles import v1_first_prompt
 from .tool_ops import ToolOp
 from .usage import NO_RUN
@@ -273,7 +275,8 @@ class _V1(V1Index):
                 _s(op.get("settled-at")),
                 _duration(op.get("duration"))
                 or self.till_answer(op, answers)
-                or self.took_between(op, answers),
+                or self.took_between(op, answers)
+                or self.till_run_end(op, answers),
                 _s(op.get("error") or op.get("reason")),
                 self.answered_at(answers),
                 arguments_cell(op.get("arguments")),
@@ -313,8 +316,38 @@ class _V1(V1Index):
         if op.get("settled-at") is not None or not answers:
             return ""
         answered = self.ts_of(self.state.events.ids[answers[0]])
-        seconds = seconds_between(_s(op.get("dispatched-at")), answered)
-        return "" if seconds is None else f"≥{duration_text(seconds)} (till its answer)"
+        bound = bound_between(str_or_none(op.get("dispatched-at")), answered, None)
+        return "" if bound is None else f"{bound.text} (till its answer)"
+
+    def till_run_end(self, op: Mapping[str, Any], answers: list[int]) -> str:
+        """How long an operation neither settled nor answered ran at least, as the Tools
+        tab's ``took`` says it (``op_running.ran_at_least``): from its dispatch to its
+        run's last line ("" where that is not known, or says nothing: under 0.01 s)."""
+        if op.get("settled-at") is not None or answers:
+            return ""
+        end = self.run_end(_s(op.get("run-id")))
+        bound = (
+            None if end is None else bound_between(str_or_none(op.get("dispatched-at")), end, None)
+        )
+        return "" if bound is None else bound.text
+
+    def run_end(self, run_id: str) -> str | None:
+        """The time of run ``run_id``'s last line, as the Runs tab ends it: the line before
+        the next run's first run-context line, or the file's last (a run not named: the
+        file's); None where that line says no time."""
+        state = self.state
+        contexts, events = state.run_contexts, state.events
+        ids = [contexts.run_ids[i] for i in range(len(contexts))]
+        stop = len(state.event_lines)
+        if run_id in ids:
+            seen = set(ids[: ids.index(run_id) + 1])
+            after = (i for i in range(ids.index(run_id) + 1, len(ids)) if ids[i] not in seen)
+            following = next(after, None)
+            stop = stop if following is None else contexts.event(following)
+        last = stop - 1
+        while last > 0 and events.kinds[last] == REFUSED:
+            last -= 1
+        return str_or_none(events.read(last).get("ts")) if last >= 0 else None
 
     def run_contexts(self) -> Section:
         return Section("Run contexts", "run-contexts", self.run_context_items())
@@ -360,6 +393,9 @@ class _V1(V1Index):
             (OVERLAYS_FACT, ", ".join(replay_counts(state).said("compaction", "elision"))),
             ("usage", _usage_fact(self.tally)),
         ]
+        in_flight = open_work_said(v1_open_work(state, self.writer_alive))
+        if in_flight is not None:  # (what its writer left open: ``check``'s words)
+            facts.insert(-2, (IN_FLIGHT, in_flight))
         if state.grants:
             facts.append(("grants", readable_json(state.grants)))
         usage = Section(

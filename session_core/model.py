@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .item_ends import LAST_LOOK, LineEnds, last_stamp
 from .other_records import OtherRecord
@@ -40,6 +40,9 @@ from .tool_ops import (
     unsettled_ops,
 )
 from .usage_totals import Usage, made_none
+
+if TYPE_CHECKING:
+    from .open_work import OpenWork
 
 # -- conversation --------------------------------------------------------------------
 
@@ -324,6 +327,7 @@ class Transcript:
     # Why the folder its subagents' files are listed from could not be (``Permission
     # denied``): more of them may be there than ``subagents`` holds, their usage unknown
     subagents_unlisted: str | None = None
+    left_open: OpenWork | None = None  # its format's own read of it (v1's); None: ``open_work``
 
     def made_no_response(self) -> bool:
         """No model response could have reported (``usage_totals.NO_RESPONSE``): its

@@ -17,6 +17,7 @@ from .tool_ops import ToolOp
 UNANSWERED = ("running", "interrupted")
 # States of a call answered that has no end (v1's: its settle never written).
 ANSWERED_UNSETTLED = ("unsettled-answered", "not-settled-yet", "undispatched-answered")
+BOUND_SAYS_SOMETHING = 0.01  # seconds: a lower bound under it says nothing (``≥0s``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +63,9 @@ def ran_at_least(
     # (the state first: every operation of a format that cannot say which are open
     # comes here, and a lazy one's duration is read from its lines)
     if op.state in ANSWERED_UNSETTLED and op.duration is None:
-        seconds = seconds_between(op.started, op.answered)
-        if seconds is None or seconds < 0 or op.answered is None:
+        if op.answered is None:
             return None
-        return RanAtLeast(seconds, op.answered, op.result_line, answered=True)
+        return bound_between(op.started, op.answered, op.result_line, answered=True)
     if op.state not in UNANSWERED or op.duration is not None:
         return None
     shown = _shown(op, runs, last_time)
@@ -120,8 +120,19 @@ def _shown(op: ToolOp, runs: Sequence[Run], last_time: str | None) -> RanAtLeast
         ts, line = last_time, None
     else:
         return None
-    seconds = seconds_between(op.started, ts)
-    return None if seconds is None or seconds < 0 else RanAtLeast(seconds, ts, line)
+    return bound_between(op.started, ts, line)
+
+
+def bound_between(
+    start: str | None, end: str, line: int | None, answered: bool = False
+) -> RanAtLeast | None:
+    """A call ran at least from ``start`` to ``end`` (times as written; ``line``: the
+    line ``end`` is of): None where that is not known, or says nothing (under 0.01 s: a
+    "≥0s" read as a time it took, one surface said it where another left it blank)."""
+    seconds = seconds_between(start, end)
+    if seconds is None or seconds < BOUND_SAYS_SOMETHING:
+        return None
+    return RanAtLeast(seconds, end, line, answered=answered)
 
 
 def ran_by_call(
@@ -150,4 +161,12 @@ def _run(runs: Sequence[Run], run_id: str | None) -> Run | None:
     return None
 
 
-__all__ = ["RanAtLeast", "not_timed", "op_took", "ran_at_least", "ran_by_call", "took_said"]
+__all__ = [
+    "RanAtLeast",
+    "bound_between",
+    "not_timed",
+    "op_took",
+    "ran_at_least",
+    "ran_by_call",
+    "took_said",
+]

@@ -8,16 +8,23 @@ Work that ended is not in it: a call the user interrupted (its result says so), 
 the user stopped (aborted) and its calls, a run that failed (its loop said it ended). A
 call whose result only launched it in the background (a background agent, a teammate)
 is not ended by that result: while its subagent had not finished when the writer went,
-it is in flight (``background tool call not finished``), never stopped by the user."""
+it is in flight (``background tool call not finished``), never stopped by the user.
+
+A transcript-v1 file's is said by its own records (``dispatched_work``): its operations
+dispatched and not settled, each by its state as the Tools tab labels it (``2 tool
+operations pending (1 interrupted; 1 completed, settle never landed)``: the header's ``(1
+interrupted)`` is one of them, in its words), the calls no dispatch line names, and a
+file that ends on no answer of the model's (``cut off: …``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .text import count
+from .tool_ops import state_label
 
 if TYPE_CHECKING:
     from .agentgo.view import AgentGoView
@@ -26,6 +33,17 @@ if TYPE_CHECKING:
 
 # The exports' summary row that says it (the header's and ``check``'s words after it)
 IN_FLIGHT = "in flight"
+
+# A v1 operation's states while dispatched and not settled (what "pending" counts), in
+# the order its parenthesis names them; and a call's that no dispatch line names.
+PENDING_STATES = ("running", "interrupted", "unsettled-answered", "not-settled-yet")
+UNDISPATCHED_STATES = ("never-dispatched", "not-dispatched-yet")
+AT_WORK_STATES = frozenset({"running", "not-settled-yet", "not-dispatched-yet"})  # (writer at work)
+# How a v1 file that ends on no answer of the model's stands (``ops.unanswered_end``)
+CUT_OFF_SAID = {
+    "interrupted": "cut off: its last message is no answer of the model's",
+    "running": "ends on no answer of the model's: its writer may still be at work",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +58,18 @@ class OpenWork:
     model_calls_running: int = 0
     runs: int = 0  # runs not finished, cut off
     runs_running: int = 0
+    # transcript-v1's (``dispatched_work``): its operations dispatched and not settled,
+    # and of them how many in each state (empty: not told, a browser row's window's)
+    pending: int = 0
+    pending_states: tuple[tuple[str, int], ...] = ()
+    undispatched: tuple[tuple[str, int], ...] = ()  # calls no dispatch line names, by state
+    cut_off: str | None = None  # ends on no answer of the model's: interrupted, or running
 
     def said(self) -> list[str]:
         """``2 tool calls without a result``, ``1 run not finished`` (cut off), and
         ``1 tool call running``, ``1 run running`` (its writer may be at work): each part
-        there is, calls first (what was being done), then the runs they were in."""
+        there is, calls first (what was being done), then the runs they were in; a v1
+        file's operations pending, its calls not dispatched and its end cut off."""
         parts = [
             (self.calls, "tool call", "without a result"),
             (self.calls_running, "tool call", "running"),
@@ -54,15 +79,43 @@ class OpenWork:
             (self.runs, "run", "not finished"),
             (self.runs_running, "run", "running"),
         ]
-        return [f"{count(n, noun)} {state}" for n, noun, state in parts if n]
+        said = [f"{count(n, noun)} {state}" for n, noun, state in parts if n]
+        if self.pending:
+            states = "; ".join(f"{n:,} {state_label(s)}" for s, n in self.pending_states if n)
+            states = f" ({states})" if states else ""
+            said.append(f"{count(self.pending, 'tool operation')} pending{states}")
+        said += [f"{count(n, 'call')} {state_label(s)}" for s, n in self.undispatched if n]
+        if self.cut_off is not None:
+            said.append(CUT_OFF_SAID[self.cut_off])
+        return said
 
     @property
     def running(self) -> bool:
         """Is any of it running (its writer may be at work)?"""
-        return bool(self.calls_running or self.model_calls_running or self.runs_running)
+        states = (*self.pending_states, *self.undispatched)  # (v1's: those yet to be written)
+        at_work = self.cut_off == "running" or any(s in AT_WORK_STATES for s, _n in states)
+        return bool(self.calls_running or self.model_calls_running or self.runs_running or at_work)
 
     def __bool__(self) -> bool:
-        return bool(self.calls or self.launched or self.model_calls or self.runs or self.running)
+        ended = self.calls or self.launched or self.model_calls or self.runs
+        return bool(ended or self.pending or self.undispatched or self.cut_off or self.running)
+
+
+def dispatched_work(
+    pending: Mapping[str, int], calls: Mapping[str, int], cut_off: str | None
+) -> OpenWork:
+    """A transcript-v1 file's open work from how many of its operations dispatched and
+    not settled (``pending``) and of its calls no dispatch line names (``calls``) are in
+    each state, as ``replay`` lists them (``check``'s count, or the viewer's snapshot's:
+    ``ops.open_states``), and how its end stands (``cut_off``: ``ops.unanswered_end``,
+    None where it ends on an answer). A call not dispatched that runs (its dispatch the
+    next line its writer writes) is no call left open: its run's end says it."""
+    return OpenWork(
+        pending=sum(pending.get(s, 0) for s in PENDING_STATES),
+        pending_states=tuple((s, pending[s]) for s in PENDING_STATES if pending.get(s)),
+        undispatched=tuple((s, calls[s]) for s in UNDISPATCHED_STATES if calls.get(s)),
+        cut_off=cut_off,
+    )
 
 
 def open_work(transcript: Transcript, head: int = 0) -> OpenWork:
@@ -175,7 +228,14 @@ def agentgo_open_work(view: AgentGoView) -> OpenWork:
 
 def in_flight_said(transcript: Transcript) -> str | None:
     """A model transcript's open work in words (None: nothing left in flight)."""
-    return open_work_said(open_work(transcript))
+    return open_work_said(transcript_work(transcript))
+
+
+def transcript_work(transcript: Transcript) -> OpenWork:
+    """A transcript's open work: what its format's own read found (``Transcript.left_open``,
+    v1's), else what its operations and runs say (``open_work``)."""
+    found = transcript.left_open
+    return found if isinstance(found, OpenWork) else open_work(transcript)
 
 
 def open_work_said(work: OpenWork, also: Sequence[str] = ()) -> str | None:
@@ -185,16 +245,21 @@ def open_work_said(work: OpenWork, also: Sequence[str] = ()) -> str | None:
 
 
 __all__ = [
+    "CUT_OFF_SAID",
     "IN_FLIGHT",
     "NOT_FINISHED",
+    "PENDING_STATES",
     "STOPPED",
+    "UNDISPATCHED_STATES",
     "OpenWork",
     "aborted_runs",
     "agentgo_open_work",
     "call_said",
+    "dispatched_work",
     "in_flight_said",
     "interrupted_said",
     "open_work",
     "open_work_said",
     "stopped_by_user",
+    "transcript_work",
 ]

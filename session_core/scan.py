@@ -24,8 +24,9 @@ Status rules, first match wins:
   the last ``live_window`` seconds (``IDLE_SECONDS``; writers that do not lock: not
   agentgo's, which all do; not a compressed file, which none appends to; not a file
   whose writer this process saw is gone: its lock let go, or every process seen with
-  it open exited). What it left open is said as running then (a v1 unanswered end:
-  ``ops.cut_off_state``; a model format's turn or call); once it is not, the row says
+  it open exited). What it left open is said as running then (a v1 unanswered end
+  or an operation dispatched and not settled: ``ops.cut_off_state``; a model format's
+  turn or call); once it is not, the row says
   what the same lines read with the writer gone say (finished, or what was left
   open), as a fresh ``check`` does, the file not read again.
 * **crashed**: not live, and the writer left work unfinished: v1 tool
@@ -60,9 +61,9 @@ from .compressed import CompressedReadError, maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
 from .formats.base import IDLE_SECONDS
-from .formats.v1.left_open import CUT_OFF_SAID
 from .formats.v1.ops import unanswered_end
 from .indexing import head_record
+from .open_work import OpenWork
 from .reader import (
     NotAFileError,
     bom_length,
@@ -299,10 +300,11 @@ def settle_status(
         )
     if summary.unstarted_by_writer is not None:
         _unstarted_now(summary, summary.unstarted_by_writer, alive)
-    if summary.unanswered and unread is None:
-        _v1_end(summary, alive)
     if unread is None:
         _work_goes_on(summary, alive)
+    # (after: a v1 window's end is said beside what it left open, as of the status)
+    if summary.unanswered and unread is None:
+        _v1_end(summary, alive)
     if alive is not False:
         summary.status = "live"
     elif summary.reason is not None and unread != "ended":
@@ -391,8 +393,8 @@ def _v1_end(summary: FileSummary, alive: bool | None) -> None:
     """How the row's unanswered end stands by its writer (``alive``: as its runs and
     ``check`` tell it: ``ops.unanswered_end``), said in its reason after what its read
     found open (``left_open``): a window's, which cannot say it as of its read."""
-    said = CUT_OFF_SAID.get(unanswered_end(True, alive) or "")
-    summary.reason = "; ".join(w for w in (summary.left_open, said) if w) or None
+    said = OpenWork(cut_off=unanswered_end(True, alive)).said()  # (none: an answer, held)
+    summary.reason = "; ".join(w for w in (summary.left_open, *said) if w) or None
 
 
 def _unstarted_now(summary: FileSummary, said: tuple[str, str], alive: bool | None) -> None:

@@ -11,6 +11,7 @@ from .formats.v1.line_ends import V1LineEnds
 from .formats.v1.ops import cut_off
 from .item_ends import LAST_LOOK, last_stamp
 from .message_usage import counts_as_turn, v1_usage
+from .open_work import OpenWork
 from .reader import line_is_whole, loads_line, replay_file
 from .replay import ReplayState, payload_of
 from .scan import FileRead, FileSummary, LeftOpen
@@ -18,7 +19,6 @@ from .scan_title import prompt_past_head
 from .scan_usage import scale_usage, usage_marks
 from .scan_window import feed_window, tail_window
 from .tallies import V1Window, open_before, text_or_none
-from .text import count
 from .titles import session_title, v1_first_prompt, v1_prompt
 from .usage import Usage
 
@@ -121,9 +121,12 @@ def _v1_left_open(summary: FileSummary, state: ReplayState | None, unanswered: b
         tail.append(f"a crash tail (malformed last line{f' {line}' if line else ''})")
     summary.running = summary.gone = None
     if state is None:
-        why = [f"{count(summary.pending, 'tool operation')} pending"] if summary.pending else []
+        why = OpenWork(pending=summary.pending).said()  # (their states not told)
         summary.reason = summary.left_open = "; ".join(why + tail) or None
         summary.unanswered = unanswered
+        if summary.pending:  # (running while its writer may be at work, as a whole read's)
+            summary.running = LeftOpen(summary.pending, summary.reason, True)
+            summary.gone = LeftOpen(summary.pending, summary.reason, False)
         return
     at_work, gone = left_open(state, None) + tail, left_open(state, False) + tail
     held = left_open(state, True) + tail  # (a writer holds it: its end runs, said nothing of)

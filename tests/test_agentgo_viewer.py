@@ -501,7 +501,7 @@ async def test_the_runs_line_breaks_between_its_counts_at_80_columns(session: Pa
     """At 80 columns the header's fourth line was cut, its gaps count and the run shown
     lost (``· 8 chec…``): it breaks between its counts as the second line does."""
     async with opened_narrow(session) as (app, _pilot):
-        header = [line.strip() for line in screen_lines(app)[:9]]  # (the usage on two)
+        header = [line.strip() for line in screen_lines(app)[:11]]  # (the usage, in flight on two)
         assert any(line.startswith("3 runs (2 closed, 1 interrupted)") for line in header)
         assert any("gaps" in line and line.endswith("showing all runs") for line in header), header
         assert not any(line.endswith("…") and "runs" in line for line in header)

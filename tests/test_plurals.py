@@ -100,7 +100,8 @@ async def test_a_v1_file_with_one_of_each_says_1(tmp_path: Path) -> None:
         await file_loaded(pilot, ModelScreen)
         text = "\n".join(screen_lines(app))
         assert "3 lines · 1 sent next · 1 tool op (1 running)" in text, text
-        assert "1 message line · 1 tool operation pending" in text, text
+        assert "1 message line" in text, text
+        assert "in flight: 1 tool operation pending (1 running)" in text, text
 
 
 async def test_the_warnings_screen_title_counts_one_warning() -> None:
@@ -116,9 +117,10 @@ async def test_the_warnings_screen_title_counts_one_warning() -> None:
 
 
 async def test_the_v1_pending_count_is_the_headers_snapshots(tmp_path: Path) -> None:
-    """The header's "pending" is of the snapshot its "1 running" is of: the replay's own
-    count is ahead of a snapshot drawn (a settle read, its snapshot not yet made), and the
-    header once said "none pending" beside "1 running" (the audit, a demo followed)."""
+    """The header's "pending" (its ``in flight``) is of the snapshot its "1 running" is
+    of: the replay's own count is ahead of a snapshot drawn (a settle read, its snapshot
+    not yet made), and the header once said "none pending" beside "1 running" (the
+    audit, a demo followed)."""
     path = tmp_path / "one.jsonl"
     with Session.create(path, meta={}) as s:
         s.append_message(
@@ -134,11 +136,15 @@ async def test_the_v1_pending_count_is_the_headers_snapshots(tmp_path: Path) -> 
         with Session.load(path) as s:
             s.append_message(Message(role="tool", content="a.py", tool_call_id="c1"))
             s.append_tool_settled(op_id=op, outcome="completed")
-        settled = "none pending"
-        await wait_for(pilot, lambda: settled in "\n".join(screen_lines(app)))
+
+        def settled() -> bool:  # (nothing pending: none in flight said)
+            text = "\n".join(screen_lines(app))
+            return "1 tool op · " in text and "pending" not in text
+
+        await wait_for(pilot, settled)
         screen.transcript = running  # drawn from the older snapshot: the state is ahead
         screen._refresh_status()
         await pilot.pause()
         text = "\n".join(screen_lines(app))
         assert "1 tool op (1 running)" in text, text
-        assert "1 tool operation pending" in text, text
+        assert "in flight: 1 tool operation pending (1 running)" in text, text

@@ -5,16 +5,19 @@ read (the row said "finished" where ``check`` said 1 pending; an audit's
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from session_core import Message, Session, tallies
+from session_core.formats import V1, by_name
 from session_core.scan import scan_file
 from session_core.tallies import open_before, open_ops_before
 from viewer.cli import main
 
 WINDOW = 64 << 10
+GONE = 1_700_000_000  # (an mtime long past: its writer, which took no lock, is gone)
 
 
 def _written(path: Path, *, settled: tuple[bool, bool]) -> tuple[str, str]:
@@ -52,6 +55,7 @@ def _written(path: Path, *, settled: tuple[bool, bool]) -> tuple[str, str]:
                 )
         s.append_message(Message(role="tool", content="read", tool_call_id="c2"))
         s.append_message(Message(role="assistant", content="done"))
+    os.utime(path, (GONE, GONE))
     return ops[0], ops[1]
 
 
@@ -67,7 +71,25 @@ def test_an_operation_dispatched_before_the_window_and_left_open_is_counted(
     assert row.estimated and row.status == "crashed" and row.pending == 1
     assert row.reason == "1 tool operation pending"
     whole = scan_file(path, live_window=0)
-    assert (whole.status, whole.pending, whole.reason) == (row.status, 1, row.reason)
+    assert (whole.status, whole.pending) == (row.status, 1)
+    # (a whole read says its state, as check does; a window cannot tell)
+    assert whole.reason == "1 tool operation pending (1 interrupted)"
+
+
+def test_an_operation_left_open_runs_while_its_writer_may_be_at_work(tmp_path: Path) -> None:
+    """Fresh (its writer, which took no lock, may be at work: two minutes), an operation
+    not settled is running, as ``check`` and the viewer's header say it ("1 tool
+    operation pending (1 running)"): the row is live, its window's and its whole read's
+    alike (a whole read said it crashed, "1 tool operation pending", while ``check``
+    said it ran)."""
+    path = tmp_path / "win_v1.jsonl"
+    _written(path, settled=(False, True))
+    os.utime(path)  # (written now)
+    assert "1 tool operation pending (1 running)" in by_name(V1).check(path)
+    row = scan_file(path, live_window=0, budget=WINDOW, window=WINDOW)
+    assert row.estimated and (row.status, row.pending) == ("live", 1), row.reason
+    whole = scan_file(path, live_window=0)
+    assert (whole.status, whole.reason) == ("live", "1 tool operation pending (1 running)")
 
 
 def test_operations_open_before_the_window_with_no_settle_in_it_are_counted(
@@ -85,7 +107,9 @@ def test_operations_open_before_the_window_with_no_settle_in_it_are_counted(
     whole = scan_file(path, live_window=0)
     assert (whole.status, whole.pending) == (row.status, 2)
     # (a whole read says which were answered, as check does; a window cannot tell)
-    assert whole.reason == "2 tool operations pending (1 completed, settle never landed)"
+    assert whole.reason == (
+        "2 tool operations pending (1 interrupted; 1 completed, settle never landed)"
+    )
 
 
 def test_both_settled_the_row_is_finished(tmp_path: Path) -> None:

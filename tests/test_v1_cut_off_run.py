@@ -231,7 +231,8 @@ def test_check_says_both_a_pending_operation_and_the_cut(tmp_path: Path) -> None
     says each that holds, as replay lists them (README's check row)."""
     path = _pending_and_undispatched(tmp_path / "t.jsonl")
     said = session_core.formats.by_name("transcript-v1").check(path)
-    assert "1 tool operation pending, 1 call never dispatched, cut off: its last" in said, said
+    left = "1 tool operation pending (1 interrupted), 1 call never dispatched, cut off: its last"
+    assert left in said, said
     states = [
         op["state"]
         for op in session_core.formats.by_name("transcript-v1").replay_json(path)["tool-operations"]
@@ -242,12 +243,11 @@ def test_check_says_both_a_pending_operation_and_the_cut(tmp_path: Path) -> None
 def test_the_row_says_what_check_says_was_left_open(tmp_path: Path) -> None:
     """The browser's "crashed:" said "1 tool operation never settled", where ``check``
     said as well that a call was never dispatched and the file cut off (B6 of the
-    v1/agentgo audit): the row says ``check``'s list of what was left open. (The
-    header keeps the pending count kept as the file is read: the rest is counted over
-    every message line, too dear for a header drawn on every batch of a big file.)"""
+    v1/agentgo audit): the row says ``check``'s list of what was left open (and the
+    header's ``in flight``: test_v1_in_flight)."""
     path = _pending_and_undispatched(tmp_path / "t.jsonl")
     left = [
-        "1 tool operation pending",
+        "1 tool operation pending (1 interrupted)",
         "1 call never dispatched",
         "cut off: its last message is no answer of the model's",
     ]

@@ -485,8 +485,8 @@ async def test_the_help_lists_v1s_keys(story) -> None:
 
 async def test_the_header_counts_one_and_two(tmp_path: Path) -> None:
     for n, want, own in (
-        (1, "3 lines · 1 sent next · 1 tool op", "1 message line · 1 tool operation pending"),
-        (2, "5 lines · 2 sent next · 2 tool ops", "2 message lines · 2 tool operations pending"),
+        (1, "3 lines · 1 sent next · 1 tool op", "in flight: 1 tool operation pending (1 run"),
+        (2, "5 lines · 2 sent next · 2 tool ops", "in flight: 2 tool operations pending (2 run"),
     ):
         path = tmp_path / f"v{n}.jsonl"
         with Session.create(path, meta={"agent": "a"}) as s:
@@ -498,7 +498,7 @@ async def test_the_header_counts_one_and_two(tmp_path: Path) -> None:
         async with app.run_test(size=(140, 30)) as pilot:
             await file_loaded(pilot, ModelScreen)
             text = "\n".join(screen_lines(app))
-            assert want in text and own in text and "agent=a" in text, text
+            assert want in text and own in text and "agent=a · " in text, text
 
 
 def cursor_row(app: TailscopeApp) -> str:

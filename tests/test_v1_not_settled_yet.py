@@ -135,5 +135,5 @@ def test_an_older_call_of_an_id_used_again_takes_no_answer_of_the_newer(tmp_path
         shown = [line for line in export(path, "md").splitlines() if "| c1 |" in line]
         assert "never landed" not in shown[0] and "not written yet" not in shown[0], shown
         check = v1.check(path)
-        assert ", 1 tool operation pending, usage" in check, check
+        assert f", 1 tool operation pending (1 {older}), usage" in check, check
         assert "settle" not in check, check

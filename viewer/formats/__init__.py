@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.binding import BindingType
 from textual.widget import Widget
 
-from session_core.open_work import in_flight_said
+from session_core.open_work import transcript_work
 
 if TYPE_CHECKING:
     from session_core.formats.base import TranscriptFormat
@@ -82,10 +82,11 @@ class PaneSet:
         broken between parts, never inside one (a value may hold " · " itself)."""
         return []
 
-    def in_flight(self, transcript: Transcript) -> str | None:
-        """What the writer left in flight, in ``check``'s words (``open_work``): of the
-        neutral model, where the format's own view knows no more (None: nothing)."""
-        return in_flight_said(transcript)
+    def in_flight(self, transcript: Transcript) -> list[str]:
+        """What the writer left in flight, in ``check``'s words (``open_work``), part by
+        part: of the neutral model (v1's own count among it, ``Transcript.left_open``),
+        where the format's own view knows no more (empty: nothing)."""
+        return transcript_work(transcript).said()
 
     def run_chosen(self, run: Run) -> bool:
         """``enter`` (or a double click) on a run in the runs tab; False: the screen

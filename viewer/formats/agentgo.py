@@ -21,7 +21,7 @@ from session_core.column_items import Items
 from session_core.formats import AGENTGO
 from session_core.formats.agentgo import AgentGoLive
 from session_core.model import Item, Run, Transcript
-from session_core.open_work import agentgo_open_work, open_work_said
+from session_core.open_work import agentgo_open_work
 from session_core.text import count
 
 from ..agentgo_model import CallStats, short, touched_calls
@@ -81,7 +81,7 @@ class AgentGoPanes(PaneSet):
         self._records_seen = 0
         self._built = False  # the panes were drawn from the view (after its first batch)
         self._status: list[str] = []
-        self._in_flight: str | None = None  # (made with the status: not on every tick)
+        self._in_flight: list[str] = []  # (made with the status: not on every tick)
 
     # -- what the panes read ----------------------------------------------------------
 
@@ -161,14 +161,14 @@ class AgentGoPanes(PaneSet):
     def status(self) -> list[str]:
         return self._status
 
-    def in_flight(self, transcript: Transcript) -> str | None:
+    def in_flight(self, transcript: Transcript) -> list[str]:
         """Its view's calls and runs without their end (model calls too), as ``check``."""
         return self._in_flight
 
     def _refresh_said(self) -> None:
         """The header's words, from the view as it is now (lock held)."""
         self._status = self._status_line()
-        self._in_flight = open_work_said(agentgo_open_work(self.view))
+        self._in_flight = agentgo_open_work(self.view).said()
 
     def _status_line(self) -> list[str]:
         view = self.view

@@ -8,13 +8,13 @@ snapshot is made from.
 
 And what only v1 operations carry: an operation's artifact (``a`` in the tool
 operations tab; ``viewer.screens.artifact``) and its record's own fields (op id,
-round, idempotency, digests, reason, error) in its detail; the grants and the
-operations still pending in the header.
+round, idempotency, digests, reason, error) in its detail; its agent and grants in the
+header (what it left open is said as every format's is: ``in flight``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -26,10 +26,9 @@ from session_core.formats import V1
 from session_core.formats.v1 import V1Live
 from session_core.formats.v1.ops import V1Op
 from session_core.json_out import compact_json
-from session_core.model import ToolOp, Transcript
+from session_core.model import ToolOp
 from session_core.replay import ReplayState
 from session_core.text import count
-from session_core.tool_ops import unsettled_ops
 
 from ..safe import one_line
 from ..screens.following import Command
@@ -42,16 +41,6 @@ if TYPE_CHECKING:
     from ..screens.model_screen import ModelScreen
 
 ARTIFACT_STATES = {**ARTIFACT_SAID, "here": "here (a opens it)"}
-
-
-# A v1 operation's states while dispatched and not settled: what "pending" counts.
-PENDING_STATES = frozenset({"running", "interrupted", "unsettled-answered", "not-settled-yet"})
-
-
-def pending_ops(ops: Sequence[ToolOp]) -> int:
-    """The operations dispatched and not settled, of a snapshot's (its unsettled ones
-    alone looked at: ``unsettled_ops``)."""
-    return sum(op.state in PENDING_STATES for op in unsettled_ops(ops))
 
 
 def grant_text(grant: object) -> str:
@@ -157,23 +146,13 @@ class V1Panes(PaneSet):
         agent = state.meta.get("agent")  # (the shared header names the model, not the agent)
         parts = [f"agent={one_line(str(agent), 40)}"] if agent not in (None, "") else []
         parts.append(count(state.message_count, "message line"))
-        # (the operations dispatched and not settled in the snapshot the header's other
-        # counts are of, its "1 running" among them: the replay's own count is ahead of
-        # it, and once said "none pending" beside "1 running"; what else was left open,
-        # calls never dispatched, is counted over every message line, as ``check`` and
-        # the browser's row say it, too dear for a header drawn on every batch)
-        pending = pending_ops(self.screen.transcript.tool_operations)
-        parts.append(f"{count(pending, 'tool operation')} pending" if pending else "none pending")
+        # (what was left open, its operations pending among it, is the header's "in
+        # flight", in ``check``'s words: of the snapshot its other counts are of)
         grants = state.grants
         if grants:
             more = f" (+{len(grants) - 6})" if len(grants) > 6 else ""
             parts.append(f"grants {', '.join(grant_text(g) for g in grants[:6])}{more}")
         return parts
-
-    def in_flight(self, transcript: Transcript) -> str | None:
-        """None: its own status says what was left open, in its ``check``'s and its row's
-        words (``formats.v1.left_open``: operations pending, calls never dispatched)."""
-        return None
 
     def op_detail(self, op: ToolOp) -> list[Entry]:
         if not isinstance(op, V1Op):

@@ -33,7 +33,7 @@ from session_core.line_warnings import (
     unfinished_line,
 )
 from session_core.model import Transcript
-from session_core.open_work import in_flight_said
+from session_core.open_work import transcript_work
 from session_core.text import count
 
 from ..formats import PaneSet, panes_missing
@@ -441,7 +441,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             in_flight=(
                 self.panes.in_flight(self.transcript)
                 if self.panes is not None
-                else in_flight_said(self.transcript)
+                else transcript_work(self.transcript).said()
             ),
             partial=self._previewing,
             uncounted=self._uncounted(),

@@ -150,6 +150,27 @@ def breakdown_terms(
     return [first(said[0], style), *(Term(words, style) for words in said[1:])]
 
 
+def in_flight_parts(parts: Sequence[str]) -> list[Text]:
+    """What was left in flight as the header's parts: ``2 tool calls without a result;``
+    ``1 run not finished``, each after the one before it by a ``;`` (``Term``: a space,
+    not the counts' `` · ``), so a narrow line breaks between them, never inside one."""
+    last = len(parts) - 1
+    return [
+        (Term if index else Text)(part + (";" if index < last else ""))
+        for index, part in enumerate(parts)
+    ]
+
+
+def in_flight_lines(parts: list[Text], width: int) -> list[Text]:
+    """``in flight: …`` (``in_flight_parts``) on lines of its own in ``width`` cells, its
+    words in one style, the spaces between them too (as one run of text)."""
+    lead = "in flight:"
+    lines = counts_lines(Text(lead), parts, [], width)
+    for index, line in enumerate(lines):
+        line.stylize("bold yellow", 1 + (len(lead) + 1 if index == 0 else 0))
+    return lines
+
+
 def counts_lines(lead: Text, said: list[Text], meta: Sequence[Text], width: int) -> list[Text]:
     """The header's counts (``lead``, then each of ``said``) in ``width`` cells: on as many
     lines as they take, broken between counts (at 80 columns one line lost the last,
@@ -204,6 +225,7 @@ class ModelStatus(Static):
         self._usage: list[Text] = []  # the usage's parts, broken between them as the counts
         self._usage_lead = Text()  # before them: a big file's end said so
         self._note: list[Text] = []  # a format's own panes' words, broken between them
+        self._in_flight: list[Text] = []  # what was left in flight (``in_flight_parts``)
         self._shown = False  # (``show`` was called: there is something to draw again)
 
     def show(
@@ -219,11 +241,13 @@ class ModelStatus(Static):
         mode: str,
         extra: str = "",
         note: Sequence[str] = (),
-        in_flight: str | None = None,
+        in_flight: Sequence[str] = (),
         partial: bool = False,
         uncounted: str | None = None,
     ) -> None:
-        """``note``: what a format's own panes say (a fourth line). ``partial``: the
+        """``note``: what a format's own panes say (a line of its own, the last).
+        ``in_flight``: what the writer left in flight, part by part, in ``check``'s words
+        (``open_work``), on a line of its own after the counts. ``partial``: the
         transcript is a big file's end alone (its preview), so its counts and usage are
         the end's, and its lines are not counted yet: said so, never passed off as the
         file's. ``uncounted``: why nothing is counted (a file not read, one that is no
@@ -251,6 +275,7 @@ class ModelStatus(Static):
         if uncounted is not None:
             self._counts = (Text(), [Text(uncounted, "italic")], [])
             self._usage_lead, self._usage, self._note = Text(), [], []
+            self._in_flight = []
             self._draw()
             return
 
@@ -294,8 +319,9 @@ class ModelStatus(Static):
             runs.append(f"{failed_runs:,} failed", "bold red")
             runs.append(")")
         said.append(runs)
-        if in_flight and not partial:  # (what its writer left in flight: ``check``'s words)
-            said.append(Text.assemble("in flight: ", (in_flight, "bold yellow")))
+        # (what its writer left in flight, on a line of its own: among the counts, "1 run
+        # running · 0 compactions" read as part of it)
+        self._in_flight = [] if partial else in_flight_parts(in_flight)
         said.extend(Text(words) for words in overlays)
         facts = [
             f"{key}={one_line(str(value), 50)}"
@@ -351,6 +377,8 @@ class ModelStatus(Static):
     def _draw(self) -> None:
         width = self.size.width or 200
         rows = [top_line(*self._top, width), *counts_lines(*self._counts, width)]
+        if self._in_flight:
+            rows.extend(in_flight_lines(self._in_flight, width))
         if self._usage:  # (none where nothing is counted)
             rows.extend(counts_lines(self._usage_lead, self._usage, [], width))
         if self._note:

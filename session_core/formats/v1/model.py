@@ -21,6 +21,7 @@ from ...model import (
     Transcript,
     Usage,
 )
+from ...open_work import dispatched_work
 from ...text import as_str, finish_mark
 from .ops import cut_off_state
 
@@ -164,6 +165,9 @@ class V1Model(V1Calls):
             tool_operations=(ops := self._operations(writer_alive)),
             compactions=self._overlay_records(),
             runs=self._runs(ops, writer_alive),
+            # (what was left in flight, in ``check``'s words, counted from this snapshot's
+            # operations: those not settled, and the calls not dispatched, made already)
+            left_open=dispatched_work(*ops.open_states(), cut_off_state(state, writer_alive)),
             usage=Usage.of_totals(self.usage.transcript),
             warnings=list(state.warnings),
             lines=state.last_line,

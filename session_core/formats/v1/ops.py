@@ -160,16 +160,23 @@ def undispatched_calls(
 
 
 def check_states(state: ReplayState, writer_alive: bool | None) -> tuple[Counter[str], int]:
+    """``open_states``'s two counts in one, and how many operations ``replay`` lists."""
+    pending, unstarted, listed = open_states(state, writer_alive)
+    return pending + unstarted, listed
+
+
+def open_states(
+    state: ReplayState, writer_alive: bool | None
+) -> tuple[Counter[str], Counter[str], int]:
     """``check``'s counts of the operations not settled and of the calls no dispatch
-    line names, by state, as ``replay`` lists them, and how many operations it lists
+    line names, each by state, as ``replay`` lists them, and how many operations it lists
     (those calls among them): from the message lines' facts and the dispatched call
     ids' numbers, no line read, no call id made a str but the few it tells of."""
     marks = CallMarks(state)
     unstarted = undispatched_calls(state, writer_alive, marks)
-    said: Counter[str] = Counter(said for _cid, _tool, said in unstarted)
-    listed = len(state.tool_ops) + said.total()
-    said.update(pending_states(state, writer_alive, marks))
-    return said, listed
+    calls: Counter[str] = Counter(said for _cid, _tool, said in unstarted)
+    pending: Counter[str] = Counter(pending_states(state, writer_alive, marks))
+    return pending, calls, len(state.tool_ops) + calls.total()
 
 
 def pending_states(
@@ -283,6 +290,13 @@ class V1Ops(OpsSequence):
         """The operations not settled at the snapshot (and the undispatched calls): the
         only ones that may be running or interrupted (``model.unsettled_ops``)."""
         return self._unsettled
+
+    def open_states(self) -> tuple[Counter[str], Counter[str]]:
+        """``open_states`` of the snapshot: its operations dispatched (not settled at it)
+        and the calls no dispatch line names, each counted by state."""
+        return Counter(op.state for op in self._made.values()), Counter(
+            op.state for op in self._never
+        )
 
     def by_call(self) -> Mapping[str, ToolOp]:
         """The operations by call id (``model.ops_by_call``)."""
