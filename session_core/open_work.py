@@ -12,7 +12,7 @@ it is in flight (``background tool call not finished``), never stopped by the us
 
 A transcript-v1 file's is said by its own records (``dispatched_work``): its operations
 dispatched and not settled, each by its state as the Tools tab labels it (``2 tool
-operations pending (1 interrupted; 1 completed, settle never landed)``: the header's ``(1
+operations pending (1 interrupted and 1 completed, settle never landed)``: the header's ``(1
 interrupted)`` is one of them, in its words), the calls no dispatch line names, and a
 file that ends on no answer of the model's (``cut off: …``)."""
 
@@ -81,7 +81,8 @@ class OpenWork:
         ]
         said = [f"{count(n, noun)} {state}" for n, noun, state in parts if n]
         if self.pending:
-            states = "; ".join(f"{n:,} {state_label(s)}" for s, n in self.pending_states if n)
+            # (" and ": a ";" ends ``check``'s first part, and a label may hold a comma)
+            states = " and ".join(f"{n:,} {state_label(s)}" for s, n in self.pending_states if n)
             states = f" ({states})" if states else ""
             said.append(f"{count(self.pending, 'tool operation')} pending{states}")
         said += [f"{count(n, 'call')} {state_label(s)}" for s, n in self.undispatched if n]

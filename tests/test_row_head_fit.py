@@ -45,6 +45,6 @@ async def test_no_item_head_is_cut_at_80_columns(tmp_path: Path, fmt: str) -> No
             heads += [line for line in screen_lines(app) if HEAD.search(line)]
         assert view.mode == "raw" and len(heads) > 10
         for head in heads:
-            assert not head.rstrip(" ▌┃").endswith("…"), head
+            assert not head.rstrip(" ▌┃▁▂▃▄▅▆▇█").endswith("…"), head
             if "  line" in head or "lines from" in head:  # (a summary has none)
-                assert re.search(r"line \d[\d,]*( ·|$)", head.rstrip(" ▌┃")), head
+                assert re.search(r"line \d[\d,]*( ·|$)", head.rstrip(" ▌┃▁▂▃▄▅▆▇█")), head

@@ -86,9 +86,9 @@ def test_an_operation_left_open_runs_while_its_writer_may_be_at_work(tmp_path: P
     _written(path, settled=(False, True))
     os.utime(path)  # (written now)
     assert "1 tool operation pending (1 running)" in by_name(V1).check(path)
-    row = scan_file(path, live_window=0, budget=WINDOW, window=WINDOW)
+    row = scan_file(path, budget=WINDOW, window=WINDOW)
     assert row.estimated and (row.status, row.pending) == ("live", 1), row.reason
-    whole = scan_file(path, live_window=0)
+    whole = scan_file(path)
     assert (whole.status, whole.reason) == ("live", "1 tool operation pending (1 running)")
 
 
@@ -108,7 +108,7 @@ def test_operations_open_before_the_window_with_no_settle_in_it_are_counted(
     assert (whole.status, whole.pending) == (row.status, 2)
     # (a whole read says which were answered, as check does; a window cannot tell)
     assert whole.reason == (
-        "2 tool operations pending (1 interrupted; 1 completed, settle never landed)"
+        "2 tool operations pending (1 interrupted and 1 completed, settle never landed)"
     )
 
 

@@ -30,7 +30,7 @@ OLD = 1_700_000_000  # (an mtime long past: its writer, which took no lock, is g
 # running when the writer died, one answered whose settle never landed, a call never
 # dispatched, and a last message that is no answer of the model's)
 LEFT_OPEN = [
-    "2 tool operations pending (1 interrupted; 1 completed, settle never landed)",
+    "2 tool operations pending (1 interrupted and 1 completed, settle never landed)",
     "1 call never dispatched",
     "cut off: its last message is no answer of the model's",
 ]
@@ -70,7 +70,7 @@ async def test_the_header_says_it_on_a_line_of_its_own(crashed: Path) -> None:
 
 
 async def test_a_narrow_header_breaks_in_flight_between_its_parts(crashed: Path) -> None:
-    async with app_loaded(crashed, ModelScreen, (90, 30)) as (app, _pilot):
+    async with app_loaded(crashed, ModelScreen, (100, 30)) as (app, _pilot):
         lines = [line.strip() for line in screen_lines(app)[1:9]]
         at = next(i for i, line in enumerate(lines) if line.startswith("in flight:"))
         assert lines[at] == f"in flight: {LEFT_OPEN[0]};", lines

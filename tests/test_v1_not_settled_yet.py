@@ -100,7 +100,7 @@ def test_a_call_id_used_again_leaves_the_older_operation_never_settled(tmp_path:
         assert len(shown) == 2, shown
         assert "settle never landed" in shown[0] and "settle not written yet" in shown[1]
         check = session_core.formats.by_name("transcript-v1").check(path)
-        pending = "1 completed, settle never landed; 1 completed, settle not written yet"
+        pending = "1 completed, settle never landed and 1 completed, settle not written yet"
         assert f"2 tool operations pending ({pending})" in check, check
 
 
