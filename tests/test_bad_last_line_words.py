@@ -73,3 +73,20 @@ def test_a_kept_line_is_damage_again_once_a_line_follows_it(
     assert not any(KEPT_LAST in w for w in read)
     code, out, _err = run_cli(capsys, "check", str(path))
     assert code == 1 and f"line {last}" in out
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex"])
+def test_a_kept_last_line_is_no_crash_tail_while_its_writer_may_be_at_work(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fresh file, its writer taking no lock (``writer_alive`` None: it may be at work, by
+    the one rule): its bad last line is said in damage's words, never a crash tail beside
+    its run running (the review's r1 #1: ``check`` said both at once)."""
+    path, last = _with_bad_last_line(name, tmp_path)
+    os.utime(path)  # (written now)
+    fmt = by_name(name)
+    maybe = fmt.open(path, writer_alive=None).warnings
+    assert f"line {last} is not valid JSON{KEPT}" in maybe
+    assert not any(KEPT_LAST in w for w in maybe)
+    code, out, _err = run_cli(capsys, "check", str(path))
+    assert code == 0 and KEPT_LAST not in out, out

@@ -291,7 +291,7 @@ class Builder(ABC):
         makes it damage again, said in damage's words."""
         said = list(self.warnings)
         line, kept = self.kept_bad
-        if line != self.lines or writer_alive is True:
+        if line != self.lines or writer_alive is not False:  # (None: it may be at work)
             return said
         for at in range(len(said) - 1, -1, -1):  # (said last of the line-by-line ones)
             if said[at] is kept:

@@ -226,7 +226,7 @@ def attach(
             continue
         sub.usage, sub.messages, sub.read = read.usage, read.messages, True
         reads.append((sub, read))
-        if not key[0] and transcript.writer_alive is not True:  # (else: about to write)
+        if not key[0] and transcript.writer_alive is False:  # (else: it may be about to)
             transcript.warnings.append(
                 f"subagent {os.path.basename(path)}: its file is empty; its usage is "
                 "unknown, and the session's with it a lower bound"
