@@ -33,7 +33,7 @@ def agentgo_summary(read: FileRead) -> None:
     first = AgentGoTally()
     for raw in head.split(b"\n")[:-1]:
         try:
-            record = _loads(raw) if not is_blank(raw) else {}
+            record = loads_mended(raw) if not is_blank(raw) else {}
         except orjson.JSONDecodeError:  # (not this row's to judge: its window is the tail)
             break
         if isinstance(record, dict) and record.get("type") in ("model_request", "message_end"):
@@ -45,10 +45,7 @@ def agentgo_summary(read: FileRead) -> None:
     seq: list[int] = []
 
     def feed(raw: bytes, number: int) -> None:
-        try:
-            record = orjson.loads(raw)
-        except orjson.JSONDecodeError:  # (rare: as the strict reader reads it, ``1e400``)
-            record = loads_mended(raw)
+        record = loads_mended(raw)  # (as the strict reader reads it: ``1e400`` too)
         if not isinstance(record, dict) or type(record.get("seq")) is not int:
             raise TranscriptError("is not a record with an integer seq", line=number)
         if seq and record["seq"] != seq[0] + 1:
@@ -69,14 +66,6 @@ def agentgo_summary(read: FileRead) -> None:
     summary.messages = round(tally.messages * scale)
     summary.tool_calls = round(tally.calls * scale)
     scale_usage(summary, tally.usage_so_far(), scale)
-
-
-def _loads(raw: bytes) -> Any:
-    """A line's JSON: orjson's, else (rare) as the strict reader reads it (``1e400``)."""
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return loads_mended(raw)
 
 
 def _prompt_of(record: dict[str, Any]) -> str | None:
