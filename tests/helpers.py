@@ -402,3 +402,24 @@ def tail_step(tail: TailReader) -> FollowUpdate:
     update = tail.step(None)
     assert update is not None
     return update
+
+
+def bench_generators() -> dict[str, Any]:
+    """Each format's realistic generator under ``bench/`` (its module: ``generate(path,
+    size, seed=...)``), by format name, for tests that want a file in each tool's shape."""
+    import sys
+
+    bench = str(Path(__file__).resolve().parent.parent / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    import gen_agentgo
+    import gen_claude_code
+    import gen_codex
+    import gen_transcript
+
+    return {
+        "transcript-v1": gen_transcript,
+        "claude-code": gen_claude_code,
+        "codex": gen_codex,
+        "agentgo-v1": gen_agentgo,
+    }

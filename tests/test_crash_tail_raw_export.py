@@ -5,25 +5,13 @@ Code, Codex and agentgo gave the warning alone."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import run_cli
+from helpers import bench_generators, run_cli
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import gen_agentgo
-import gen_claude_code
-import gen_codex
-import gen_transcript
-
-GENERATORS: dict[str, Any] = {
-    "transcript-v1": gen_transcript,
-    "claude-code": gen_claude_code,
-    "codex": gen_codex,
-    "agentgo-v1": gen_agentgo,
-}
+GENERATORS: dict[str, Any] = bench_generators()
 TAIL = b'{"type":"message","tail":"TAILSTART' + b"a" * 400 + b"TAILLATER" * 20_000
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import bench_generators
 
 from session_core.errors import TranscriptError
 from session_core.events import strict_rereads
@@ -32,18 +33,7 @@ from session_core.json_out import escape_c1
 from session_core.peeking import peek, write_peek
 from session_core.views import dump_json, format_for
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import gen_agentgo
-import gen_claude_code
-import gen_codex
-import gen_transcript
-
-GENERATORS: dict[str, Any] = {
-    "transcript-v1": gen_transcript,
-    "claude-code": gen_claude_code,
-    "codex": gen_codex,
-    "agentgo-v1": gen_agentgo,
-}
+GENERATORS: dict[str, Any] = bench_generators()
 SIZE = 12_000_000
 
 

@@ -14,20 +14,9 @@ from typing import Any
 
 import orjson
 import pytest
-from helpers import run_cli
+from helpers import bench_generators, run_cli
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import gen_agentgo
-import gen_claude_code
-import gen_codex
-import gen_transcript
-
-GENERATORS: dict[str, Any] = {
-    "transcript-v1": gen_transcript,
-    "claude-code": gen_claude_code,
-    "codex": gen_codex,
-    "agentgo-v1": gen_agentgo,
-}
+GENERATORS: dict[str, Any] = bench_generators()
 
 LONG_INTEGER = "9" * (sys.get_int_max_str_digits() + 1)
 NUMBERS = {"long-integer": LONG_INTEGER, "1e400": "1e400", "minus-long": "-" + LONG_INTEGER}
